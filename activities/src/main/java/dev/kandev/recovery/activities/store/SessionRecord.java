@@ -1,0 +1,32 @@
+package dev.kandev.recovery.activities.store;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.kandev.recovery.workflows.model.SessionState;
+import java.time.Instant;
+import java.util.Optional;
+
+/** One row of {@code task_sessions}. */
+public record SessionRecord(
+    String id,
+    String taskId,
+    String agentId,
+    String workspacePath,
+    SessionState state,
+    String errorMessage,
+    ObjectNode metadata,
+    Instant updatedAt) {
+
+  /** {@code metadata.acp.session_id}, the durable mirror of the resume token. */
+  public Optional<String> acpSessionId() {
+    return Optional.ofNullable(metadata.path("acp").get("session_id"))
+        .filter(JsonNode::isTextual)
+        .map(JsonNode::asText)
+        .filter(id -> !id.isEmpty());
+  }
+
+  /** A top-level metadata entry, e.g. {@code git_credential_snapshot}. */
+  public Optional<JsonNode> metadataEntry(String key) {
+    return Optional.ofNullable(metadata.get(key));
+  }
+}

@@ -1,0 +1,35 @@
+package dev.kandev.recovery.activities.store;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import javax.sql.DataSource;
+
+/** Runs a unit of JDBC work in one transaction and turns SQL failures into {@link StoreException}. */
+final class Sql {
+  @FunctionalInterface
+  interface Work<T> {
+    T run(Connection connection) throws SQLException;
+  }
+
+  private Sql() {}
+
+  static <T> T inTransaction(DataSource dataSource, String what, Work<T> work) {
+    try (Connection connection = dataSource.getConnection()) {
+      connection.setAutoCommit(false);
+      try {
+        T result = work.run(connection);
+        connection.commit();
+        return result;
+      } catch (SQLException | RuntimeException e) {
+        connection.rollback();
+        throw e;
+      }
+    } catch (SQLException e) {
+      throw new StoreException(what + " failed: " + e.getMessage(), e);
+    }
+  }
+
+  /** The SQL predicate that a fenced write adds; binds the fencing token twice. */
+  static final String FENCE_PREDICATE =
+      "(?::bigint < 0 OR EXISTS (SELECT 1 FROM resume_locks l WHERE l.session_id = s.id AND l.fencing_token = ?))";
+}

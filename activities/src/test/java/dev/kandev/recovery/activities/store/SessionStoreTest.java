@@ -1,0 +1,178 @@
+package dev.kandev.recovery.activities.store;
+
+import static dev.kandev.recovery.workflows.model.SessionState.CANCELLED;
+import static dev.kandev.recovery.workflows.model.SessionState.COMPLETED;
+import static dev.kandev.recovery.workflows.model.SessionState.CREATED;
+import static dev.kandev.recovery.workflows.model.SessionState.FAILED;
+import static dev.kandev.recovery.workflows.model.SessionState.RUNNING;
+import static dev.kandev.recovery.workflows.model.SessionState.STARTING;
+import static dev.kandev.recovery.workflows.model.SessionState.WAITING_FOR_INPUT;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import dev.kandev.recovery.activities.json.Json;
+import dev.kandev.recovery.activities.store.TransitionResult.Outcome;
+import dev.kandev.recovery.activities.testing.Fixtures;
+import dev.kandev.recovery.activities.testing.TestDatabase;
+import dev.kandev.recovery.workflows.model.SessionState;
+import java.util.EnumSet;
+import java.util.Set;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+class SessionStoreTest {
+  @RegisterExtension final TestDatabase db = new TestDatabase();
+
+  private SessionStore sessions;
+  private Fixtures fixtures;
+
+  @BeforeEach
+  void setUp() {
+    sessions = new SessionStore(db.dataSource(), Json.mapper());
+    fixtures = db.fixtures();
+  }
+
+  private void session(SessionState state) {
+    fixtures.sessionWithToken("s1", state, "tok-1");
+  }
+
+  @Test
+  void transitionFromAnExpectedStateWinsAndPublishesOneEvent() {
+    session(FAILED);
+
+    TransitionResult result = sessions.transition("s1", Set.of(FAILED, CANCELLED), STARTING, "resume", "", Fence.none());
+
+    assertThat(result).isEqualTo(new TransitionResult(Outcome.APPLIED, FAILED, STARTING));
+    assertThat(sessions.get("s1").state()).isEqualTo(STARTING);
+    assertThat(fixtures.string("SELECT from_state || '>' || to_state || ':' || reason FROM session_events"))
+        .isEqualTo("FAILED>STARTING:resume");
+  }
+
+  @Test
+  void transitionFromAnotherStateLosesAndWritesNothing() {
+    session(WAITING_FOR_INPUT);
+    String before = fixtures.dump("task_sessions");
+
+    TransitionResult result = sessions.transition("s1", Set.of(FAILED), STARTING, "resume", "", Fence.none());
+
+    assertThat(result).isEqualTo(new TransitionResult(Outcome.STATE_MISMATCH, WAITING_FOR_INPUT, WAITING_FOR_INPUT));
+    assertThat(fixtures.dump("task_sessions")).isEqualTo(before);
+    assertThat(fixtures.count("SELECT count(*) FROM session_events")).isZero();
+  }
+
+  @Test
+  void restoreLosesToAnEarlierTerminalWinnerAndTheSessionStaysCompleted() {
+    session(STARTING);
+    assertThat(sessions.transition("s1", Set.of(STARTING), COMPLETED, "agent finished", "", Fence.none()).won()).isTrue();
+
+    TransitionResult restore = sessions.transition("s1", Set.of(STARTING), FAILED, "rollback", "boom", Fence.none());
+
+    assertThat(restore.outcome()).isEqualTo(Outcome.STATE_MISMATCH);
+    assertThat(restore.now()).isEqualTo(COMPLETED);
+    assertThat(sessions.get("s1").state()).isEqualTo(COMPLETED);
+  }
+
+  @ParameterizedTest
+  @EnumSource(value = SessionState.class, names = {"FAILED", "CANCELLED"})
+  void aResumableTerminalStateOnlyLeavesTowardsStarting(SessionState terminal) {
+    session(terminal);
+
+    assertThatThrownBy(() -> sessions.transition("s1", Set.of(terminal), WAITING_FOR_INPUT, "x", "", Fence.none()))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("only leaves its state through a resume to STARTING");
+    assertThat(sessions.transition("s1", Set.of(terminal), STARTING, "resume", "", Fence.none()).won()).isTrue();
+  }
+
+  @Test
+  void completedNeverChanges() {
+    session(COMPLETED);
+
+    assertThatThrownBy(() -> sessions.transition("s1", Set.of(COMPLETED), STARTING, "resume", "", Fence.none()))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("COMPLETED session never changes");
+    assertThat(sessions.transition("s1", Set.of(FAILED), STARTING, "resume", "", Fence.none()).won()).isFalse();
+  }
+
+  @Test
+  void theDatabaseRefusesToMoveATerminalSessionEvenForARawWriter() {
+    session(CANCELLED);
+
+    assertThatThrownBy(() -> fixtures.exec("UPDATE task_sessions SET state = 'RUNNING' WHERE id = 's1'"))
+        .hasMessageContaining("terminal session only leaves its state through a resume to STARTING");
+    assertThat(sessions.get("s1").state()).isEqualTo(CANCELLED);
+  }
+
+  @Test
+  void everyNonTerminalPairThatMattersIsACompareAndSet() {
+    session(CREATED);
+    SessionState[][] path = {
+      {CREATED, STARTING}, {STARTING, WAITING_FOR_INPUT}, {WAITING_FOR_INPUT, RUNNING},
+      {RUNNING, WAITING_FOR_INPUT}, {WAITING_FOR_INPUT, FAILED}, {FAILED, STARTING}, {STARTING, FAILED},
+      {FAILED, STARTING}, {STARTING, CANCELLED}, {CANCELLED, STARTING}, {STARTING, COMPLETED}
+    };
+    for (SessionState[] step : path) {
+      SessionState wrong = EnumSet.complementOf(EnumSet.of(step[0], step[1], COMPLETED)).iterator().next();
+      if (!wrong.isTerminal() || step[1] == STARTING) {
+        assertThat(sessions.transition("s1", Set.of(wrong), step[1], "wrong", "", Fence.none()).won())
+            .as("%s -> %s from the wrong state %s", step[0], step[1], wrong)
+            .isFalse();
+      }
+      assertThat(sessions.transition("s1", Set.of(step[0]), step[1], "step", "", Fence.none()).won())
+          .as("%s -> %s", step[0], step[1])
+          .isTrue();
+    }
+    assertThat(fixtures.count("SELECT count(*) FROM session_events")).isEqualTo(path.length);
+    assertThat(fixtures.string("SELECT completed_at IS NOT NULL FROM task_sessions WHERE id = 's1'")).isEqualTo("t");
+  }
+
+  @Test
+  void guardedMetadataWriteAppliesOnlyInTheExpectedState() {
+    session(STARTING);
+    var snapshot = JsonNodeFactory.instance.objectNode().put("policy", "github_app");
+
+    assertThat(sessions.writeMetadataEntry("s1", "git_credential_snapshot", snapshot, Set.of(STARTING), Fence.none()).applied())
+        .isTrue();
+    sessions.transition("s1", Set.of(STARTING), CANCELLED, "user cancelled", "", Fence.none());
+    GuardedWriteResult late =
+        sessions.writeMetadataEntry("s1", "git_credential_snapshot", null, Set.of(STARTING), Fence.none());
+
+    assertThat(late).isEqualTo(new GuardedWriteResult(Outcome.STATE_MISMATCH, CANCELLED));
+    assertThat(sessions.get("s1").metadataEntry("git_credential_snapshot").orElseThrow().path("policy").asText())
+        .isEqualTo("github_app");
+    assertThat(sessions.get("s1").acpSessionId()).contains("tok-1");
+  }
+
+  @Test
+  void unknownSessionIsAClearErrorAndWritesNothing() {
+    assertThatThrownBy(() -> sessions.transition("nope", Set.of(FAILED), STARTING, "resume", "", Fence.none()))
+        .isInstanceOf(UnknownSessionException.class)
+        .hasMessage("unknown session 'nope'");
+    assertThatThrownBy(() -> sessions.get("nope")).isInstanceOf(UnknownSessionException.class);
+    assertThat(fixtures.count("SELECT count(*) FROM session_events")).isZero();
+  }
+
+  @Test
+  void unknownStateStringIsAClearError() {
+    assertThatThrownBy(() -> SessionState.parse("PAUSED"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("unknown session state 'PAUSED'; expected one of CREATED, STARTING");
+  }
+
+  @Test
+  void malformedMetadataIsRejectedAndNothingIsWritten() {
+    session(STARTING);
+    String before = fixtures.dump("task_sessions");
+
+    assertThatThrownBy(() -> sessions.writeMetadataEntry("s1", "acp", JsonNodeFactory.instance.textNode("x"), Set.of(STARTING), Fence.none()))
+        .hasMessageContaining("not writable here");
+    assertThatThrownBy(() -> sessions.writeMetadataEntry("s1", "../x", JsonNodeFactory.instance.textNode("x"), Set.of(STARTING), Fence.none()))
+        .hasMessageContaining("not writable here");
+    assertThatThrownBy(() -> fixtures.exec("UPDATE task_sessions SET metadata = '[1]'::jsonb WHERE id = 's1'"))
+        .hasMessageContaining("check constraint");
+    assertThat(fixtures.dump("task_sessions")).isEqualTo(before);
+  }
+}

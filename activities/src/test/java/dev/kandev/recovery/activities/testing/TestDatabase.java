@@ -1,0 +1,53 @@
+package dev.kandev.recovery.activities.testing;
+
+import dev.kandev.recovery.activities.store.Database;
+import dev.kandev.recovery.activities.store.DatabaseSettings;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.UUID;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.BeforeEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+
+/**
+ * A fresh, migrated schema in the local PostgreSQL for each test, dropped afterwards. Use as
+ * {@code @RegisterExtension final TestDatabase db = new TestDatabase();}. The server is the one of
+ * {@code KANDEV_TEST_DB_URL} (default: the local PostgreSQL, database {@code postgres}).
+ */
+public final class TestDatabase implements BeforeEachCallback, AfterEachCallback {
+  public static final String URL =
+      System.getenv().getOrDefault("KANDEV_TEST_DB_URL", "jdbc:postgresql://127.0.0.1:5432/postgres");
+  public static final String USER = System.getenv().getOrDefault("KANDEV_TEST_DB_USER", "postgres");
+
+  private Database database;
+
+  @Override
+  public void beforeEach(ExtensionContext context) {
+    String schema = "t_" + UUID.randomUUID().toString().replace("-", "").substring(0, 16);
+    database = Database.open(new DatabaseSettings(URL, USER, "", schema, 24)).migrate();
+  }
+
+  @Override
+  public void afterEach(ExtensionContext context) throws SQLException {
+    try (Connection c = database.dataSource().getConnection();
+        Statement drop = c.createStatement()) {
+      drop.execute("DROP SCHEMA " + database.schema() + " CASCADE");
+    } finally {
+      database.close();
+    }
+  }
+
+  public Database database() {
+    return database;
+  }
+
+  public DataSource dataSource() {
+    return database.dataSource();
+  }
+
+  public Fixtures fixtures() {
+    return new Fixtures(database.dataSource());
+  }
+}
