@@ -1,0 +1,24 @@
+package dev.kandev.recovery.worker;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** The kandev-recovery executable: the worker, the embedded dev mode and the CLI starters. */
+@Command(
+    name = "kandev-recovery",
+    mixinStandardHelpOptions = true,
+    version = "kandev-recovery 0.1.0",
+    description = "Durable resume of Kandev agent sessions and repair of managed npm agent runtimes, on Temporal.",
+    subcommands = {DevCommand.class, WorkerCommand.class})
+public final class Main implements Runnable {
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  public static void main(String[] args) {
+    System.exit(new CommandLine(new Main()).execute(args));
+  }
+
+  @Override
+  public void run() {
+    spec.commandLine().usage(System.out);
+  }
+}
