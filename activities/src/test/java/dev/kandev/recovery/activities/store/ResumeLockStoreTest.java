@@ -1,0 +1,126 @@
+package dev.kandev.recovery.activities.store;
+
+import static dev.kandev.recovery.workflows.model.SessionState.FAILED;
+import static dev.kandev.recovery.workflows.model.SessionState.STARTING;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.kandev.recovery.activities.json.Json;
+import dev.kandev.recovery.activities.testing.TestDatabase;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+class ResumeLockStoreTest {
+  private static final Duration TTL = Duration.ofMinutes(5);
+
+  @RegisterExtension final TestDatabase db = new TestDatabase();
+  private ResumeLockStore locks;
+  private SessionStore sessions;
+
+  @BeforeEach
+  void setUp() {
+    db.fixtures().sessionWithToken("s1", FAILED, "tok-1");
+    locks = new ResumeLockStore(db.dataSource());
+    sessions = new SessionStore(db.dataSource(), Json.mapper());
+  }
+
+  @Test
+  void onlyOneOfManyThreadsAcquiresTheLock() throws Exception {
+    int threads = 12;
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    try {
+      CyclicBarrier start = new CyclicBarrier(threads);
+      List<Future<Optional<ResumeLock>>> futures = new ArrayList<>();
+      for (int i = 0; i < threads; i++) {
+        String owner = "owner-" + i;
+        futures.add(pool.submit(() -> {
+          start.await(10, TimeUnit.SECONDS);
+          return locks.acquire("s1", owner, TTL);
+        }));
+      }
+      int held = 0;
+      for (Future<Optional<ResumeLock>> future : futures) {
+        held += future.get(30, TimeUnit.SECONDS).isPresent() ? 1 : 0;
+      }
+      assertThat(held).isEqualTo(1);
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  @Test
+  void reacquiringByTheSameOwnerKeepsTheTokenAndAnotherOwnerIsRefused() {
+    ResumeLock first = locks.acquire("s1", "run-a", TTL).orElseThrow();
+
+    assertThat(locks.acquire("s1", "run-a", TTL)).get().extracting(ResumeLock::fencingToken).isEqualTo(first.fencingToken());
+    assertThat(locks.acquire("s1", "run-b", TTL)).isEmpty();
+  }
+
+  @Test
+  void anExpiredLockIsTakenOverWithAStrictlyLargerFencingToken() {
+    ResumeLock old = locks.acquire("s1", "run-a", Duration.ofMillis(1)).orElseThrow();
+    db.fixtures().exec("UPDATE resume_locks SET expires_at = now() - interval '1 second'");
+
+    ResumeLock taken = locks.acquire("s1", "run-b", TTL).orElseThrow();
+
+    assertThat(taken.fencingToken()).isGreaterThan(old.fencingToken());
+    assertThat(locks.renew(old, TTL)).isEmpty();
+    assertThat(locks.release("s1", "run-a")).isFalse();
+    assertThat(locks.current("s1")).get().extracting(ResumeLock::owner).isEqualTo("run-b");
+  }
+
+  @Test
+  void tokensGrowAcrossReleaseAndReacquire() {
+    long first = locks.acquire("s1", "run-a", TTL).orElseThrow().fencingToken();
+    assertThat(locks.release("s1", "run-a")).isTrue();
+    assertThat(locks.release("s1", "run-a")).isFalse();
+
+    assertThat(locks.acquire("s1", "run-a", TTL).orElseThrow().fencingToken()).isGreaterThan(first);
+  }
+
+  @Test
+  void renewExtendsTheExpiryOfTheHolder() {
+    ResumeLock lock = locks.acquire("s1", "run-a", Duration.ofSeconds(1)).orElseThrow();
+
+    ResumeLock renewed = locks.renew(lock, Duration.ofHours(1)).orElseThrow();
+
+    assertThat(renewed.expiresAt()).isAfter(lock.expiresAt());
+    assertThat(renewed.fencingToken()).isEqualTo(lock.fencingToken());
+  }
+
+  @Test
+  void aGuardedWriteWithAStaleFencingTokenIsRejected() {
+    ResumeLock old = locks.acquire("s1", "run-a", TTL).orElseThrow();
+    db.fixtures().exec("UPDATE resume_locks SET expires_at = now() - interval '1 second'");
+    ResumeLock current = locks.acquire("s1", "run-b", TTL).orElseThrow();
+    SessionIdentityStore identities = new SessionIdentityStore(db.dataSource());
+
+    TransitionResult stale = sessions.transition("s1", Set.of(FAILED), STARTING, "resume", "", old.fence());
+    assertThatThrownBy(() -> identities.clearForFreshStart("s1", old.fence())).isInstanceOf(StaleFenceException.class);
+    assertThat(sessions.writeMetadataEntry("s1", "note", null, Set.of(FAILED), old.fence()).outcome())
+        .isEqualTo(TransitionResult.Outcome.FENCED);
+
+    assertThat(stale.outcome()).isEqualTo(TransitionResult.Outcome.FENCED);
+    assertThat(sessions.get("s1").state()).isEqualTo(FAILED);
+    assertThat(identities.read("s1").resumeToken()).isEqualTo("tok-1");
+    assertThat(sessions.transition("s1", Set.of(FAILED), STARTING, "resume", "", current.fence()).won()).isTrue();
+  }
+
+  @Test
+  void aLockNeedsAPositiveTimeToLive() {
+    assertThatThrownBy(() -> locks.acquire("s1", "run-a", Duration.ZERO))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("positive time to live");
+  }
+}

@@ -1,0 +1,90 @@
+package dev.kandev.recovery.activities.store;
+
+import static dev.kandev.recovery.workflows.model.SessionState.FAILED;
+import static dev.kandev.recovery.workflows.model.SessionState.STARTING;
+import static dev.kandev.recovery.workflows.model.SessionState.WAITING_FOR_INPUT;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import dev.kandev.recovery.activities.json.Json;
+import dev.kandev.recovery.activities.testing.TestDatabase;
+import java.util.Set;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+class SessionIdentityStoreTest {
+  @RegisterExtension final TestDatabase db = new TestDatabase();
+  private SessionIdentityStore identities;
+  private SessionStore sessions;
+
+  @BeforeEach
+  void setUp() {
+    identities = new SessionIdentityStore(db.dataSource());
+    sessions = new SessionStore(db.dataSource(), Json.mapper());
+  }
+
+  @Test
+  void everyFailurePathOperationLeavesBothIdentitiesUnchanged() {
+    db.fixtures().sessionWithToken("s1", FAILED, "tok-1");
+
+    sessions.transition("s1", Set.of(FAILED), STARTING, "resume", "", Fence.none());
+    sessions.writeMetadataEntry("s1", "git_credential_snapshot",
+        JsonNodeFactory.instance.objectNode().put("policy", "none"), Set.of(STARTING), Fence.none());
+    sessions.transition("s1", Set.of(STARTING), FAILED, "rollback", "agent exited before initialize", Fence.none());
+    sessions.writeMetadataEntry("s1", "git_credential_snapshot", null, Set.of(STARTING), Fence.none());
+
+    assertThat(identities.read("s1")).isEqualTo(new SessionIdentity("tok-1", "tok-1"));
+  }
+
+  @Test
+  void freshStartClearsBothAndKeepsOtherAcpKeys() {
+    db.fixtures().sessionWithToken("s1", WAITING_FOR_INPUT, "tok-1");
+    db.fixtures().exec("UPDATE task_sessions SET metadata = jsonb_set(metadata, '{acp,title}', '\"t\"')");
+
+    identities.clearForFreshStart("s1", Fence.none());
+
+    assertThat(identities.read("s1")).isEqualTo(new SessionIdentity("", ""));
+    assertThat(sessions.get("s1").metadata().path("acp").path("title").asText()).isEqualTo("t");
+  }
+
+  @Test
+  void replacementWritesBothTogether() {
+    db.fixtures().sessionWithToken("s1", STARTING, "tok-1");
+
+    identities.replaceAfterNewSession("s1", "tok-2", Fence.none());
+
+    assertThat(identities.read("s1")).isEqualTo(new SessionIdentity("tok-2", "tok-2"));
+    assertThat(sessions.get("s1").acpSessionId()).contains("tok-2");
+  }
+
+  @Test
+  void replacementCreatesTheRuntimeRowOfASessionThatNeverRan() {
+    db.fixtures().task("t1", "ws-1", "TODO").session("s1", "t1", "test-agent", STARTING, "{}");
+
+    identities.replaceAfterNewSession("s1", "tok-new", Fence.none());
+
+    assertThat(identities.read("s1")).isEqualTo(new SessionIdentity("tok-new", "tok-new"));
+  }
+
+  @Test
+  void aBlankReplacementIsRefusedAndChangesNothing() {
+    db.fixtures().sessionWithToken("s1", STARTING, "tok-1");
+
+    assertThatThrownBy(() -> identities.replaceAfterNewSession("s1", " ", Fence.none()))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("must not be blank");
+    assertThatThrownBy(() -> identities.replaceAfterNewSession("s1", null, Fence.none()))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThat(identities.read("s1")).isEqualTo(new SessionIdentity("tok-1", "tok-1"));
+  }
+
+  @Test
+  void unknownSessionIsAClearErrorAndCreatesNoRow() {
+    assertThatThrownBy(() -> identities.replaceAfterNewSession("nope", "tok", Fence.none()))
+        .isInstanceOf(UnknownSessionException.class);
+    assertThatThrownBy(() -> identities.read("nope")).isInstanceOf(UnknownSessionException.class);
+    assertThat(db.fixtures().count("SELECT count(*) FROM executors_running")).isZero();
+  }
+}
