@@ -48,6 +48,21 @@ public final class TaskStore {
         });
   }
 
+  /** The workspace a task belongs to. */
+  public Optional<String> workspaceOf(String taskId) {
+    return Sql.inTransaction(
+        dataSource,
+        "read task " + taskId,
+        c -> {
+          try (PreparedStatement select = c.prepareStatement("SELECT workspace_id FROM tasks WHERE id = ?")) {
+            select.setString(1, taskId);
+            try (ResultSet rs = select.executeQuery()) {
+              return rs.next() ? Optional.of(rs.getString(1)) : Optional.empty();
+            }
+          }
+        });
+  }
+
   public Optional<String> taskState(String taskId) {
     return Sql.inTransaction(
         dataSource,

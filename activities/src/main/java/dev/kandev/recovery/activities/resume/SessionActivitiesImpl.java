@@ -1,0 +1,165 @@
+package dev.kandev.recovery.activities.resume;
+
+import static dev.kandev.recovery.workflows.model.SessionState.STARTING;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.kandev.recovery.activities.store.Fence;
+import dev.kandev.recovery.activities.store.GuardedWriteResult;
+import dev.kandev.recovery.activities.store.SessionIdentityStore;
+import dev.kandev.recovery.activities.store.SessionRecord;
+import dev.kandev.recovery.activities.store.SessionStore;
+import dev.kandev.recovery.activities.store.StaleFenceException;
+import dev.kandev.recovery.activities.store.TaskStore;
+import dev.kandev.recovery.activities.store.TransitionResult;
+import dev.kandev.recovery.workflows.model.GitCredentialSnapshot;
+import dev.kandev.recovery.workflows.model.SessionState;
+import dev.kandev.recovery.workflows.resume.ResumeContext;
+import dev.kandev.recovery.workflows.resume.ResumeMode;
+import dev.kandev.recovery.workflows.resume.SessionActivities;
+import java.util.Set;
+import java.util.function.Predicate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+public final class SessionActivitiesImpl implements SessionActivities {
+  static final String SNAPSHOT_KEY = "git_credential_snapshot";
+  private static final Logger log = LoggerFactory.getLogger(SessionActivitiesImpl.class);
+  private static final Set<String> TASK_STATES_SETTLING_TO_REVIEW = Set.of("IN_PROGRESS", "SCHEDULING");
+
+  private final SessionStore sessions;
+  private final SessionIdentityStore identities;
+  private final TaskStore tasks;
+  private final ObjectMapper json;
+  private final Predicate<String> isKnownAgent;
+  private final Predicate<String> isAgentRunning;
+  private final Predicate<String> isTurnActive;
+
+  /**
+   * @param isKnownAgent whether an agent id has a profile on this worker
+   * @param isAgentRunning whether this worker already runs the agent of a session id
+   * @param isTurnActive whether a prompt turn of a session id is in flight on this worker
+   */
+  public SessionActivitiesImpl(
+      SessionStore sessions,
+      SessionIdentityStore identities,
+      TaskStore tasks,
+      ObjectMapper json,
+      Predicate<String> isKnownAgent,
+      Predicate<String> isAgentRunning,
+      Predicate<String> isTurnActive) {
+    this.sessions = sessions;
+    this.identities = identities;
+    this.tasks = tasks;
+    this.json = json;
+    this.isKnownAgent = isKnownAgent;
+    this.isAgentRunning = isAgentRunning;
+    this.isTurnActive = isTurnActive;
+  }
+
+  @Override
+  public ResumeContext readResumeContext(String sessionId, ResumeMode mode) {
+    if (sessionId == null || sessionId.isBlank() || mode == null) {
+      throw Failures.permanent(Failures.INVALID_REQUEST, "a resume needs a session id and a mode");
+    }
+    SessionRecord session = sessions.find(sessionId)
+        .orElseThrow(() -> Failures.permanent(Failures.SESSION_NOT_FOUND, "unknown session '" + sessionId + "'"));
+    if (!session.state().isResumable()) {
+      throw Failures.permanent(Failures.SESSION_NOT_RESUMABLE,
+          "session " + sessionId + " is " + session.state() + " and cannot be resumed; create a new session instead");
+    }
+    if (session.state() == STARTING || isAgentRunning.test(sessionId)) {
+      throw Failures.permanent(Failures.AGENT_ALREADY_RUNNING,
+          "session " + sessionId + " is " + session.state() + " and its agent is already starting or running");
+    }
+    if (!isKnownAgent.test(session.agentId())) {
+      throw Failures.permanent(Failures.AGENT_UNKNOWN,
+          "session " + sessionId + " uses agent '" + session.agentId() + "', which has no profile on this worker");
+    }
+    String workspaceId = tasks.workspaceOf(session.taskId()).orElse("");
+    return new ResumeContext(
+        sessionId,
+        session.taskId(),
+        workspaceId,
+        session.agentId(),
+        session.state(),
+        identities.read(sessionId).resumeToken(),
+        session.metadataEntry(SNAPSHOT_KEY).map(this::snapshotOrNull).orElse(null));
+  }
+
+  @Override
+  public void clearIdentityForFreshStart(String sessionId, long fencingToken) {
+    try {
+      identities.clearForFreshStart(sessionId, Fence.of(fencingToken));
+    } catch (StaleFenceException e) {
+      throw Failures.permanent(Failures.RESUME_LOCK_LOST, e.getMessage());
+    }
+  }
+
+  @Override
+  public void markStarting(String sessionId, SessionState priorState, String reason, long fencingToken) {
+    TransitionResult result =
+        sessions.transition(sessionId, Set.of(priorState), STARTING, "resume: " + reason, "", Fence.of(fencingToken));
+    requireWon(sessionId, result.outcome(), result.now(), "moving to STARTING");
+  }
+
+  @Override
+  public void persistCredentialSnapshot(String sessionId, GitCredentialSnapshot snapshot, long fencingToken) {
+    GuardedWriteResult result = sessions.writeMetadataEntry(
+        sessionId, SNAPSHOT_KEY, json.valueToTree(snapshot), Set.of(STARTING), Fence.of(fencingToken));
+    requireWon(sessionId, result.outcome(), result.state(), "persisting the credential snapshot");
+  }
+
+  @Override
+  public SessionState settleSession(String sessionId, long fencingToken) {
+    SessionState settled = isTurnActive.test(sessionId) ? SessionState.RUNNING : SessionState.WAITING_FOR_INPUT;
+    TransitionResult result =
+        sessions.transition(sessionId, Set.of(STARTING), settled, "resume settled", "", Fence.of(fencingToken));
+    requireWon(sessionId, result.outcome(), result.now(), "settling at " + settled);
+    if (settled == SessionState.WAITING_FOR_INPUT) {
+      // The turn is finished: the task belongs in the review ("Turn Finished") bucket.
+      String taskId = sessions.get(sessionId).taskId();
+      tasks.transitionTask(taskId, TASK_STATES_SETTLING_TO_REVIEW, "REVIEW");
+    }
+    return settled;
+  }
+
+  @Override
+  public SessionState restorePriorState(String sessionId, SessionState priorState, String errorMessage, long fencingToken) {
+    TransitionResult result =
+        sessions.transition(sessionId, Set.of(STARTING), priorState, "resume rolled back", errorMessage, Fence.of(fencingToken));
+    if (!result.won()) {
+      log.info("session {} not restored to {}: {} (now {})", sessionId, priorState, result.outcome(), result.now());
+    }
+    return result.now();
+  }
+
+  @Override
+  public void restoreCredentialSnapshot(String sessionId, GitCredentialSnapshot previous, long fencingToken) {
+    JsonNode value = previous == null ? null : json.valueToTree(previous);
+    GuardedWriteResult result =
+        sessions.writeMetadataEntry(sessionId, SNAPSHOT_KEY, value, Set.of(STARTING), Fence.of(fencingToken));
+    if (!result.applied()) {
+      log.info("credential snapshot of session {} not restored: {} (state {})", sessionId, result.outcome(), result.state());
+    }
+  }
+
+  private static void requireWon(String sessionId, TransitionResult.Outcome outcome, SessionState now, String what) {
+    switch (outcome) {
+      case APPLIED -> {}
+      case FENCED -> throw Failures.permanent(Failures.RESUME_LOCK_LOST,
+          "session " + sessionId + ": the resume lock was taken over before " + what);
+      case STATE_MISMATCH -> throw Failures.permanent(Failures.SESSION_STATE_SUPERSEDED,
+          "session " + sessionId + " became " + now + " before " + what + "; a concurrent transition won");
+    }
+  }
+
+  private GitCredentialSnapshot snapshotOrNull(JsonNode node) {
+    try {
+      return json.treeToValue(node, GitCredentialSnapshot.class);
+    } catch (Exception e) {
+      log.warn("ignoring unreadable {} of a session: {}", SNAPSHOT_KEY, e.getMessage());
+      return null;
+    }
+  }
+}

@@ -1,0 +1,57 @@
+package dev.kandev.recovery.workflows.resume;
+
+import io.temporal.activity.ActivityCancellationType;
+import io.temporal.activity.ActivityOptions;
+import io.temporal.common.RetryOptions;
+import java.time.Duration;
+
+/** Retry and timeout choices of the resume's activities; each is deliberate. */
+final class ResumeActivityOptions {
+  /** Store writes are idempotent compare-and-sets: retry transient database faults, bounded. */
+  static final ActivityOptions STORE =
+      ActivityOptions.newBuilder()
+          .setStartToCloseTimeout(Duration.ofSeconds(30))
+          .setRetryOptions(
+              RetryOptions.newBuilder()
+                  .setInitialInterval(Duration.ofSeconds(1))
+                  .setBackoffCoefficient(2)
+                  .setMaximumInterval(Duration.ofSeconds(10))
+                  .setMaximumAttempts(5)
+                  .build())
+          .build();
+
+  /** GitHub 5xx and timeouts are retried; authorization rejections are non-retryable failures. */
+  static final ActivityOptions CREDENTIALS =
+      ActivityOptions.newBuilder()
+          .setStartToCloseTimeout(Duration.ofSeconds(45))
+          .setRetryOptions(
+              RetryOptions.newBuilder()
+                  .setInitialInterval(Duration.ofSeconds(2))
+                  .setBackoffCoefficient(2)
+                  .setMaximumInterval(Duration.ofSeconds(20))
+                  .setMaximumAttempts(4)
+                  .build())
+          .build();
+
+  /**
+   * One attempt: a broken agent is not relaunched in a loop; the user's Resume (token intact) is
+   * the retry. The heartbeat timeout notices a dead worker quickly; cancellation waits for the
+   * launch to stop so compensation never races a half-started agent.
+   */
+  static final ActivityOptions LAUNCH =
+      ActivityOptions.newBuilder()
+          .setStartToCloseTimeout(Duration.ofMinutes(6))
+          .setHeartbeatTimeout(Duration.ofSeconds(30))
+          .setCancellationType(ActivityCancellationType.WAIT_CANCELLATION_COMPLETED)
+          .setRetryOptions(RetryOptions.newBuilder().setMaximumAttempts(1).build())
+          .build();
+
+  /** Stopping is idempotent; retry a few times. */
+  static final ActivityOptions STOP =
+      ActivityOptions.newBuilder()
+          .setStartToCloseTimeout(Duration.ofSeconds(30))
+          .setRetryOptions(RetryOptions.newBuilder().setMaximumAttempts(3).build())
+          .build();
+
+  private ResumeActivityOptions() {}
+}

@@ -1,0 +1,19 @@
+package dev.kandev.recovery.workflows.resume;
+
+import dev.kandev.recovery.workflows.model.GitCredentialSnapshot;
+import dev.kandev.recovery.workflows.model.SessionState;
+
+/**
+ * What the resume reads while the session still shows its prior state, before any write.
+ *
+ * @param resumeToken the stored provider-native session id, empty if there is none (not a secret)
+ * @param previousSnapshot the {@code git_credential_snapshot} before this attempt, or null
+ */
+public record ResumeContext(
+    String sessionId,
+    String taskId,
+    String workspaceId,
+    String agentId,
+    SessionState priorState,
+    String resumeToken,
+    GitCredentialSnapshot previousSnapshot) {}

@@ -1,0 +1,180 @@
+package dev.kandev.recovery.workflows.resume;
+
+import static dev.kandev.recovery.workflows.RecoverySearchAttributes.AGENT_ID;
+import static dev.kandev.recovery.workflows.RecoverySearchAttributes.OUTCOME;
+import static dev.kandev.recovery.workflows.RecoverySearchAttributes.SESSION_ID;
+import static dev.kandev.recovery.workflows.RecoverySearchAttributes.TASK_ID;
+
+import dev.kandev.recovery.workflows.model.SessionState;
+import io.temporal.failure.ActivityFailure;
+import io.temporal.failure.ApplicationFailure;
+import io.temporal.failure.CanceledFailure;
+import io.temporal.failure.TemporalFailure;
+import io.temporal.failure.TimeoutFailure;
+import io.temporal.workflow.Saga;
+import io.temporal.workflow.Workflow;
+import io.temporal.workflow.WorkflowInfo;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+
+/**
+ * The resume saga: lock → read context → (fresh start: clear identity) → STARTING → lease →
+ * snapshot → launch → settle → unlock. Every step after the transition registers its compensation
+ * before it runs, so a failure, a timeout or a cancellation restores the prior recoverable state
+ * (unless a terminal transition won the race), revokes the lease and stops a half-launched agent.
+ */
+public class ResumeSessionWorkflowImpl implements ResumeSessionWorkflow {
+  private static final Logger log = Workflow.getLogger(ResumeSessionWorkflowImpl.class);
+
+  private final ResumeLockActivities locks = Workflow.newActivityStub(ResumeLockActivities.class, ResumeActivityOptions.STORE);
+  private final SessionActivities sessions = Workflow.newActivityStub(SessionActivities.class, ResumeActivityOptions.STORE);
+  private final CredentialActivities credentials =
+      Workflow.newActivityStub(CredentialActivities.class, ResumeActivityOptions.CREDENTIALS);
+  private final AgentActivities launcher = Workflow.newActivityStub(AgentActivities.class, ResumeActivityOptions.LAUNCH);
+  private final AgentActivities agents = Workflow.newActivityStub(AgentActivities.class, ResumeActivityOptions.STOP);
+
+  private final List<String> lines = new ArrayList<>();
+  private ResumeRequest request;
+  private ResumeStep step = ResumeStep.ACQUIRE_LOCK;
+
+  @Override
+  public ResumeResult resume(ResumeRequest request) {
+    this.request = request;
+    String sessionId = request.sessionId();
+    Workflow.upsertTypedSearchAttributes(SESSION_ID.valueSet(sessionId));
+    WorkflowInfo info = Workflow.getInfo();
+    String owner = info.getWorkflowId() + "/" + info.getRunId();
+    Saga saga = new Saga(new Saga.Options.Builder().setContinueWithError(true).build());
+    Attempt attempt = new Attempt();
+    boolean locked = false;
+    try {
+      enter(ResumeStep.ACQUIRE_LOCK, "resume lock for " + sessionId);
+      attempt.fence = locks.acquireResumeLock(sessionId, owner);
+      locked = true;
+
+      enter(ResumeStep.READ_CONTEXT, "session, stored token, agent and credential policy");
+      ResumeContext context = sessions.readResumeContext(sessionId, request.mode());
+      attempt.context = context;
+      describe(context);
+
+      if (request.mode() == ResumeMode.START_FRESH) {
+        enter(ResumeStep.CLEAR_IDENTITY, "user chose Start fresh: clearing the stored provider session");
+        sessions.clearIdentityForFreshStart(sessionId, attempt.fence);
+      }
+
+      enter(ResumeStep.MARK_STARTING, context.priorState() + " -> STARTING");
+      sessions.markStarting(sessionId, context.priorState(), request.reason(), attempt.fence);
+      saga.addCompensation(() -> attempt.restoredState =
+          sessions.restorePriorState(sessionId, context.priorState(), attempt.errorMessage, attempt.fence));
+
+      enter(ResumeStep.ISSUE_CREDENTIAL_LEASE, "scoped git credential lease");
+      saga.addCompensation(credentials::revokeCredentialLeases, sessionId);
+      CredentialLease lease = credentials.issueCredentialLease(sessionId);
+
+      enter(ResumeStep.PERSIST_CREDENTIAL_SNAPSHOT, "policy " + lease.snapshot().policy());
+      saga.addCompensation(sessions::restoreCredentialSnapshot, sessionId, context.previousSnapshot(), attempt.fence);
+      sessions.persistCredentialSnapshot(sessionId, lease.snapshot(), attempt.fence);
+
+      enter(ResumeStep.LAUNCH_AGENT, context.resumeToken().isEmpty() ? "session/new" : "session/load " + context.resumeToken());
+      saga.addCompensation(agents::stopAgent, sessionId);
+      LaunchOutcome launched = launcher.launchAgent(sessionId, lease.leaseId(), attempt.fence);
+
+      enter(ResumeStep.SETTLE_SESSION, "agent " + launched.agentName() + " pid " + launched.pid());
+      SessionState finalState = sessions.settleSession(sessionId, attempt.fence);
+
+      ResumeOutcome outcome = launched.loaded() ? ResumeOutcome.RESUMED : ResumeOutcome.STARTED_FRESH;
+      Workflow.upsertTypedSearchAttributes(OUTCOME.valueSet(outcome.name()));
+      note(outcome + ": provider session " + launched.providerSessionId() + ", session " + finalState);
+      return new ResumeResult(sessionId, context.taskId(), outcome, finalState, launched.providerSessionId(), launched.loaded());
+    } catch (ActivityFailure | CanceledFailure failure) {
+      ResumeStep failedStep = step;
+      String type = failureType(failure);
+      attempt.errorMessage = "resume failed at " + failedStep + " (" + type + "): " + failureMessage(failure);
+      note(attempt.errorMessage);
+      enter(ResumeStep.COMPENSATE, "restoring the prior state");
+      Workflow.newDetachedCancellationScope(saga::compensate).run();
+      if (failure instanceof CanceledFailure) {
+        Workflow.upsertTypedSearchAttributes(OUTCOME.valueSet("CANCELLED"));
+        throw failure;
+      }
+      throw failed(failedStep, type, attempt, failure);
+    } finally {
+      if (locked) {
+        enter(ResumeStep.RELEASE_LOCK, "");
+        Workflow.newDetachedCancellationScope(() -> locks.releaseResumeLock(sessionId, owner)).run();
+      }
+      enter(ResumeStep.DONE, "");
+    }
+  }
+
+  @Override
+  public ResumeProgress progress() {
+    return new ResumeProgress(request == null ? null : request.sessionId(), request == null ? null : request.mode(), step, List.copyOf(lines));
+  }
+
+  /** What one attempt learned; compensations read it when they run. */
+  private static final class Attempt {
+    long fence;
+    ResumeContext context;
+    String errorMessage = "";
+    SessionState restoredState;
+  }
+
+  private ApplicationFailure failed(ResumeStep failedStep, String type, Attempt attempt, TemporalFailure cause) {
+    boolean changedNothing = attempt.context == null;
+    ResumeOutcome outcome = changedNothing ? ResumeOutcome.REJECTED : ResumeOutcome.FAILED;
+    Workflow.upsertTypedSearchAttributes(OUTCOME.valueSet(outcome.name()));
+    SessionState state = attempt.restoredState != null ? attempt.restoredState
+        : attempt.context != null ? attempt.context.priorState() : null;
+    List<ResumeMode> actions = changedNothing && !"RESUME_LOCK_HELD".equals(type) ? List.of()
+        : attempt.context != null && attempt.context.resumeToken().isEmpty()
+            ? List.of(ResumeMode.START_FRESH)
+            : List.of(ResumeMode.RESUME, ResumeMode.START_FRESH);
+    ResumeFailure details = new ResumeFailure(request.sessionId(), failedStep, type, attempt.errorMessage, state, actions);
+    log.warn("{}; session now {}, recovery actions {}", attempt.errorMessage, state, actions);
+    return ApplicationFailure.newNonRetryableFailureWithCause(attempt.errorMessage, type, cause, details);
+  }
+
+  private static String failureType(TemporalFailure failure) {
+    Throwable cause = failure instanceof ActivityFailure ? failure.getCause() : failure;
+    if (cause instanceof ApplicationFailure application) {
+      return application.getType();
+    }
+    if (cause instanceof TimeoutFailure timeout) {
+      return "ACTIVITY_TIMEOUT_" + timeout.getTimeoutType().name().replace("TIMEOUT_TYPE_", "");
+    }
+    if (cause instanceof CanceledFailure) {
+      return "CANCELLED";
+    }
+    return cause == null ? "UNKNOWN" : cause.getClass().getSimpleName();
+  }
+
+  private static String failureMessage(TemporalFailure failure) {
+    Throwable cause = failure instanceof ActivityFailure && failure.getCause() != null ? failure.getCause() : failure;
+    return cause instanceof TemporalFailure temporal ? temporal.getOriginalMessage() : String.valueOf(cause.getMessage());
+  }
+
+  private void describe(ResumeContext context) {
+    Workflow.upsertTypedSearchAttributes(TASK_ID.valueSet(context.taskId()), AGENT_ID.valueSet(context.agentId()));
+    String summary = (request.mode() == ResumeMode.START_FRESH ? "Start fresh" : "Resume")
+        + " of session " + context.sessionId() + " (task " + context.taskId() + ", agent " + context.agentId()
+        + ") from " + context.priorState() + ", reason " + request.reason()
+        + (request.requestedBy().isEmpty() ? "" : ", requested by " + request.requestedBy());
+    Workflow.upsertMemo(Map.of("summary", summary));
+    note(summary);
+  }
+
+  private void enter(ResumeStep next, String detail) {
+    step = next;
+    if (!detail.isEmpty()) {
+      note(next + ": " + detail);
+    }
+    Workflow.setCurrentDetails("**" + next + "** " + detail);
+  }
+
+  private void note(String line) {
+    lines.add(line);
+  }
+}

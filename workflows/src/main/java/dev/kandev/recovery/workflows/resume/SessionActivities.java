@@ -1,0 +1,43 @@
+package dev.kandev.recovery.workflows.resume;
+
+import dev.kandev.recovery.workflows.model.GitCredentialSnapshot;
+import dev.kandev.recovery.workflows.model.SessionState;
+import io.temporal.activity.ActivityInterface;
+
+/**
+ * Guarded reads and writes of the session for a resume. Every write carries the resume lock's
+ * fencing token and is a compare-and-set on the session state.
+ */
+@ActivityInterface
+public interface SessionActivities {
+  /**
+   * Reads the session while it still shows its prior state. Fails (non-retryable) with {@code
+   * SESSION_NOT_FOUND}, {@code SESSION_NOT_RESUMABLE}, {@code AGENT_UNKNOWN} or {@code
+   * AGENT_ALREADY_RUNNING}, changing nothing.
+   */
+  ResumeContext readResumeContext(String sessionId, ResumeMode mode);
+
+  /** The user's Start fresh: clears both persisted identities. The only place they are cleared. */
+  void clearIdentityForFreshStart(String sessionId, long fencingToken);
+
+  /**
+   * Guarded transition {@code priorState → STARTING}, published as a session event. Fails with
+   * {@code SESSION_STATE_SUPERSEDED} if the session is no longer in {@code priorState}.
+   */
+  void markStarting(String sessionId, SessionState priorState, String reason, long fencingToken);
+
+  /** Writes {@code metadata.git_credential_snapshot}, only while the session is STARTING. */
+  void persistCredentialSnapshot(String sessionId, GitCredentialSnapshot snapshot, long fencingToken);
+
+  /** {@code STARTING → WAITING_FOR_INPUT} (or RUNNING while a turn runs); the task's review state follows. */
+  SessionState settleSession(String sessionId, long fencingToken);
+
+  /**
+   * Compensation: {@code STARTING → priorState} with the failure as error message, only if the
+   * session is still STARTING; a concurrent terminal winner is left alone. Returns the state now.
+   */
+  SessionState restorePriorState(String sessionId, SessionState priorState, String errorMessage, long fencingToken);
+
+  /** Compensation: puts back the snapshot of before this attempt (null: none), only while STARTING. */
+  void restoreCredentialSnapshot(String sessionId, GitCredentialSnapshot previous, long fencingToken);
+}
