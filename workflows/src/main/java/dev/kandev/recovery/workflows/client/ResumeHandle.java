@@ -1,0 +1,53 @@
+package dev.kandev.recovery.workflows.client;
+
+import dev.kandev.recovery.workflows.resume.ResumeFailure;
+import dev.kandev.recovery.workflows.resume.ResumeMode;
+import dev.kandev.recovery.workflows.resume.ResumeProgress;
+import dev.kandev.recovery.workflows.resume.ResumeResult;
+import io.temporal.client.WorkflowFailedException;
+import io.temporal.client.WorkflowStub;
+import io.temporal.failure.ApplicationFailure;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/** A started (or attached) resume: its progress and its outcome. */
+public final class ResumeHandle {
+  private final WorkflowStub stub;
+
+  ResumeHandle(WorkflowStub stub) {
+    this.stub = stub;
+  }
+
+  public String workflowId() {
+    return stub.getExecution().getWorkflowId();
+  }
+
+  public String runId() {
+    return stub.getExecution().getRunId();
+  }
+
+  /** The mode the running resume was started with (from its memo, readable before it ran a step). */
+  public ResumeMode mode() {
+    return ResumeMode.valueOf((String) stub.describe().getMemo("mode", String.class));
+  }
+
+  public ResumeProgress progress() {
+    return stub.query("progress", ResumeProgress.class);
+  }
+
+  /**
+   * Waits for the outcome. A failed resume throws {@link ResumeFailedException} with what failed
+   * and which recovery actions the user has.
+   */
+  public ResumeResult await(Duration timeout) throws TimeoutException {
+    try {
+      return stub.getResult(timeout.toMillis(), TimeUnit.MILLISECONDS, ResumeResult.class);
+    } catch (WorkflowFailedException e) {
+      if (e.getCause() instanceof ApplicationFailure failure && failure.getDetails().getSize() > 0) {
+        throw new ResumeFailedException(failure.getDetails().get(ResumeFailure.class), e);
+      }
+      throw e;
+    }
+  }
+}

@@ -1,0 +1,33 @@
+package dev.kandev.recovery.workflows.model;
+
+import java.util.Set;
+
+/**
+ * The sidebar bucket Kandev shows a task in, from its most active session's state and the task
+ * state (Kandev's {@code classifyTask}). A task in {@link #REVIEW} shows as "Turn Finished".
+ */
+public enum ReviewBucket {
+  REVIEW,
+  IN_PROGRESS,
+  BACKLOG;
+
+  private static final Set<String> REVIEW_TASK_STATES = Set.of("REVIEW", "COMPLETED");
+  private static final Set<String> IN_PROGRESS_TASK_STATES = Set.of("IN_PROGRESS", "SCHEDULING");
+
+  /** @param sessionState null when the task has no session */
+  public static ReviewBucket classify(SessionState sessionState, String taskState) {
+    if (sessionState == null
+        || ((sessionState == SessionState.CREATED || sessionState == SessionState.STARTING) && taskState != null)) {
+      // While a session (re)starts, the task state decides: a resumed REVIEW task stays in review.
+      if (REVIEW_TASK_STATES.contains(taskState)) {
+        return REVIEW;
+      }
+      return IN_PROGRESS_TASK_STATES.contains(taskState) ? IN_PROGRESS : BACKLOG;
+    }
+    return switch (sessionState) {
+      case WAITING_FOR_INPUT, COMPLETED, FAILED, CANCELLED -> REVIEW;
+      case RUNNING -> IN_PROGRESS;
+      default -> BACKLOG;
+    };
+  }
+}

@@ -1,0 +1,155 @@
+package dev.kandev.recovery.workflows.resume;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.kandev.recovery.workflows.RecoverySearchAttributes;
+import dev.kandev.recovery.workflows.model.GitCredentialSnapshot;
+import dev.kandev.recovery.workflows.model.SessionState;
+import io.temporal.api.enums.v1.IndexedValueType;
+import io.temporal.client.WorkflowFailedException;
+import io.temporal.client.WorkflowOptions;
+import io.temporal.failure.ApplicationFailure;
+import io.temporal.testing.TestWorkflowEnvironment;
+import io.temporal.worker.Worker;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The saga's shape with recording stand-in activities: which compensations run, in which order,
+ * for a failure at each step. The real parts are exercised by the worker module's tests.
+ */
+class ResumeSagaOrderTest {
+  private static final String QUEUE = "saga-order";
+  private TestWorkflowEnvironment env;
+  private Recorder recorder;
+
+  @BeforeEach
+  void setUp() {
+    env = TestWorkflowEnvironment.newInstance();
+    RecoverySearchAttributes.ALL.forEach(key ->
+        env.registerSearchAttribute(key.getName(), IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD));
+    recorder = new Recorder();
+    Worker worker = env.newWorker(QUEUE);
+    worker.registerWorkflowImplementationTypes(ResumeSessionWorkflowImpl.class);
+    worker.registerActivitiesImplementations(recorder);
+    env.start();
+  }
+
+  @AfterEach
+  void tearDown() {
+    env.close();
+  }
+
+  private ResumeResult run(ResumeMode mode) {
+    ResumeSessionWorkflow workflow = env.getWorkflowClient().newWorkflowStub(ResumeSessionWorkflow.class,
+        WorkflowOptions.newBuilder().setTaskQueue(QUEUE).setWorkflowId(ResumeRequest.workflowId("s1")).build());
+    return workflow.resume(new ResumeRequest("s1", mode, "user", "test"));
+  }
+
+  @Test
+  void successRunsEveryStepInOrderAndNoCompensation() {
+    ResumeResult result = run(ResumeMode.RESUME);
+
+    assertThat(result.outcome()).isEqualTo(ResumeOutcome.RESUMED);
+    assertThat(recorder.calls).containsExactly("acquireResumeLock", "readResumeContext", "markStarting",
+        "issueCredentialLease", "persistCredentialSnapshot", "launchAgent", "settleSession", "releaseResumeLock");
+  }
+
+  @Test
+  void startFreshClearsTheIdentityBeforeTheTransition() {
+    run(ResumeMode.START_FRESH);
+
+    assertThat(recorder.calls).startsWith("acquireResumeLock", "readResumeContext", "clearIdentityForFreshStart", "markStarting");
+  }
+
+  @Test
+  void launchFailureStopsTheAgentRestoresSnapshotRevokesLeaseAndRestoresStateThenUnlocks() {
+    recorder.failAt = "launchAgent";
+
+    assertThatThrownBy(() -> run(ResumeMode.RESUME))
+        .isInstanceOf(WorkflowFailedException.class)
+        .rootCause().hasMessageContaining("injected launchAgent failure");
+
+    assertThat(recorder.calls).containsExactly("acquireResumeLock", "readResumeContext", "markStarting",
+        "issueCredentialLease", "persistCredentialSnapshot", "launchAgent",
+        "stopAgent", "restoreCredentialSnapshot", "revokeCredentialLeases", "restorePriorState", "releaseResumeLock");
+  }
+
+  @Test
+  void leaseFailureRevokesAndRestoresButHasNoSnapshotToRestore() {
+    recorder.failAt = "issueCredentialLease";
+
+    WorkflowFailedException failure = catchFailure();
+
+    ApplicationFailure application = (ApplicationFailure) failure.getCause();
+    assertThat(application.getType()).isEqualTo("INJECTED");
+    ResumeFailure details = application.getDetails().get(ResumeFailure.class);
+    assertThat(details.step()).isEqualTo(ResumeStep.ISSUE_CREDENTIAL_LEASE);
+    assertThat(details.sessionState()).isEqualTo(SessionState.FAILED);
+    assertThat(details.recoveryActions()).containsExactly(ResumeMode.RESUME, ResumeMode.START_FRESH);
+    assertThat(recorder.calls).containsExactly("acquireResumeLock", "readResumeContext", "markStarting",
+        "issueCredentialLease", "revokeCredentialLeases", "restorePriorState", "releaseResumeLock");
+  }
+
+  @Test
+  void aRejectedContextChangesNothingAndOffersNoAction() {
+    recorder.failAt = "readResumeContext";
+
+    ResumeFailure details = ((ApplicationFailure) catchFailure().getCause()).getDetails().get(ResumeFailure.class);
+
+    assertThat(details.recoveryActions()).isEmpty();
+    assertThat(recorder.calls).containsExactly("acquireResumeLock", "readResumeContext", "releaseResumeLock");
+  }
+
+  private WorkflowFailedException catchFailure() {
+    try {
+      run(ResumeMode.RESUME);
+    } catch (WorkflowFailedException e) {
+      return e;
+    }
+    throw new AssertionError("the workflow did not fail");
+  }
+
+  /** Records each activity call; fails non-retryably at {@link #failAt}. */
+  static final class Recorder implements ResumeLockActivities, SessionActivities, CredentialActivities, AgentActivities {
+    final List<String> calls = new CopyOnWriteArrayList<>();
+    volatile String failAt = "";
+
+    private void call(String name) {
+      calls.add(name);
+      if (name.equals(failAt)) {
+        throw ApplicationFailure.newNonRetryableFailure("injected " + name + " failure", "INJECTED");
+      }
+    }
+
+    @Override public long acquireResumeLock(String sessionId, String owner) { call("acquireResumeLock"); return 7; }
+    @Override public void releaseResumeLock(String sessionId, String owner) { call("releaseResumeLock"); }
+    @Override public ResumeContext readResumeContext(String sessionId, ResumeMode mode) {
+      call("readResumeContext");
+      return new ResumeContext(sessionId, "t1", "ws-1", "test-agent", SessionState.FAILED, "tok-1", null);
+    }
+    @Override public void clearIdentityForFreshStart(String sessionId, long fence) { call("clearIdentityForFreshStart"); }
+    @Override public void markStarting(String sessionId, SessionState prior, String reason, long fence) { call("markStarting"); }
+    @Override public void persistCredentialSnapshot(String sessionId, GitCredentialSnapshot s, long fence) { call("persistCredentialSnapshot"); }
+    @Override public SessionState settleSession(String sessionId, long fence) { call("settleSession"); return SessionState.WAITING_FOR_INPUT; }
+    @Override public SessionState restorePriorState(String sessionId, SessionState prior, String error, long fence) {
+      call("restorePriorState");
+      return prior;
+    }
+    @Override public void restoreCredentialSnapshot(String sessionId, GitCredentialSnapshot p, long fence) { call("restoreCredentialSnapshot"); }
+    @Override public CredentialLease issueCredentialLease(String sessionId) {
+      call("issueCredentialLease");
+      return new CredentialLease(null, new GitCredentialSnapshot(1, "none", "workspace", null));
+    }
+    @Override public void revokeCredentialLeases(String sessionId) { call("revokeCredentialLeases"); }
+    @Override public LaunchOutcome launchAgent(String sessionId, String leaseId, long fence) {
+      call("launchAgent");
+      return new LaunchOutcome("tok-1", true, 42, "test-agent");
+    }
+    @Override public void stopAgent(String sessionId) { call("stopAgent"); }
+  }
+}
