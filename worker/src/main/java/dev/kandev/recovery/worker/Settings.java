@@ -14,7 +14,8 @@ public record Settings(
     String temporalAddress,
     String temporalNamespace,
     String taskQueue,
-    String workerInstance) {
+    String workerInstance,
+    boolean registerSearchAttributes) {
 
   public static Settings fromEnvironment(Map<String, String> env) {
     return new Settings(
@@ -27,7 +28,8 @@ public record Settings(
         env.getOrDefault("TEMPORAL_ADDRESS", "127.0.0.1:7233"),
         env.getOrDefault("TEMPORAL_NAMESPACE", "default"),
         env.getOrDefault("KANDEV_TASK_QUEUE", RecoveryTaskQueue.DEFAULT),
-        env.getOrDefault("KANDEV_WORKER_INSTANCE", ManagementFactory.getRuntimeMXBean().getName()));
+        env.getOrDefault("KANDEV_WORKER_INSTANCE", ManagementFactory.getRuntimeMXBean().getName()),
+        Boolean.parseBoolean(env.getOrDefault("KANDEV_REGISTER_SEARCH_ATTRIBUTES", "false")));
   }
 
   public static Settings fromEnvironment() {

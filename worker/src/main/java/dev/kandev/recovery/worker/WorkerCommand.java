@@ -25,6 +25,9 @@ final class WorkerCommand implements Callable<Integer> {
     WorkflowClient client =
         WorkflowClient.newInstance(
             service, WorkflowClientOptions.newBuilder().setNamespace(settings.temporalNamespace()).build());
+    if (settings.registerSearchAttributes()) {
+      SearchAttributeRegistrar.register(service, settings.temporalNamespace());
+    }
     try (Database database = Database.open(settings.database()).migrate();
         Components components = new Components(settings, database);
         RecoveryWorker worker = RecoveryWorker.start(client, settings.taskQueue(), components)) {
