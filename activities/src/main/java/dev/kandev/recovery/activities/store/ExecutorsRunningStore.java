@@ -155,9 +155,9 @@ public final class ExecutorsRunningStore {
       "SELECT session_id, agent_execution_id, host, worker_instance, pid, status, error_message FROM executors_running";
 
   private static ExecutorRecord row(ResultSet rs) throws SQLException {
-    long pid = rs.getLong(5);
+    long pidValue = rs.getLong(5);
+    Long pid = rs.wasNull() ? null : pidValue;
     return new ExecutorRecord(
-        rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4),
-        rs.wasNull() ? null : pid, rs.getString(6), rs.getString(7));
+        rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4), pid, rs.getString(6), rs.getString(7));
   }
 }
