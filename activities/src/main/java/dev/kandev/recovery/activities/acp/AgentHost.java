@@ -322,7 +322,6 @@ public final class AgentHost implements AutoCloseable {
       tasks.transitionTask(taskId, TASK_STATES_BEFORE_TURN, "IN_PROGRESS");
       int persisted = transcripts.appendLive(sessionId, List.of(new TranscriptMessage("user", text, null)));
       agent.collector.start();
-      agent.turnActive = true;
       try {
         String stopReason = runTurn(agent, text);
         List<TranscriptMessage> messages = agent.collector.finish();
@@ -334,7 +333,8 @@ public final class AgentHost implements AutoCloseable {
         settle(sessionId, taskId, "prompt turn failed", stored(e.getMessage()));
         throw e;
       } finally {
-        agent.turnActive = false;
+        agent.promptSent = false;
+        agent.cancelRequested = false;
       }
     } finally {
       agent.turnLock.unlock();
@@ -343,7 +343,11 @@ public final class AgentHost implements AutoCloseable {
 
   private String runTurn(RunningAgent agent, String text) {
     CompletableFuture<JsonNode> answer = agent.protocol.promptAsync(agent.providerSessionId, text);
+    agent.promptSent = true;
     try {
+      if (agent.cancelRequested) {
+        agent.protocol.cancel(agent.providerSessionId);
+      }
       try {
         return agent.connection.await(answer, "session/prompt", timeouts.turn()).path("stopReason").asText("end_turn");
       } catch (TimeoutException e) {
@@ -388,7 +392,12 @@ public final class AgentHost implements AutoCloseable {
   /** Asks the agent to end the current turn; the turn then finishes with stop reason {@code cancelled}. */
   public void cancelTurn(String sessionId) {
     RunningAgent agent = running.get(sessionId);
-    if (agent == null || !agent.turnActive) {
+    if (agent == null || !agent.turnLock.isLocked()) {
+      return;
+    }
+    // Whichever of this and the turn sees the other's flag sends the cancel: never lost, maybe twice.
+    agent.cancelRequested = true;
+    if (!agent.promptSent) {
       return;
     }
     try {
@@ -475,7 +484,8 @@ public final class AgentHost implements AutoCloseable {
     AcpProtocol protocol;
     volatile String providerSessionId;
     volatile boolean stopping;
-    volatile boolean turnActive;
+    volatile boolean promptSent;
+    volatile boolean cancelRequested;
 
     RunningAgent(String sessionId, String executionId, AgentProcess process, List<String> secrets) {
       this.sessionId = sessionId;
