@@ -149,7 +149,12 @@ public final class AgentHost implements AutoCloseable {
       executors.recordStartFailure(sessionId, executionId, host, workerInstance, stored(failure.getMessage()));
       throw failure;
     }
-    executors.recordStarting(sessionId, executionId, host, workerInstance, process.pid());
+    try {
+      executors.recordStarting(sessionId, executionId, host, workerInstance, process.pid());
+    } catch (RuntimeException e) {
+      process.kill();
+      throw e;
+    }
     log.info("session {}: started agent '{}' pid {} execution {}", sessionId, profile.agentId(), process.pid(), executionId);
 
     RunningAgent agent = new RunningAgent(sessionId, executionId, process, secrets);
