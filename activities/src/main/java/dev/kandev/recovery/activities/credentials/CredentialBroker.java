@@ -12,6 +12,7 @@ import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.EnumMap;
@@ -82,7 +83,7 @@ public final class CredentialBroker {
     return Transactions.run(dataSource, "issue credential lease for session " + scope.sessionId(), c -> {
       ScopeAuthorizer.authorize(c, scope);
       ResolvedPolicy policy = policies.resolve(c, scope.workspaceId(), executorId);
-      Instant now = clock.instant();
+      Instant now = now();
       if (policy.policy() == CredentialPolicy.NONE) {
         log.info("credential policy none ({}) for session {} repository {}: no lease",
             policy.source(), scope.sessionId(), scope.repository());
@@ -110,7 +111,7 @@ public final class CredentialBroker {
     return Transactions.run(dataSource, "mint token for credential lease " + leaseId, c -> {
       LeaseRecord lease =
           leases.byIdForUpdate(c, leaseId).orElseThrow(() -> CredentialException.leaseInvalid("unknown lease " + leaseId));
-      Instant now = clock.instant();
+      Instant now = now();
       rejectUnusable(lease, now);
       ScopeAuthorizer.authorize(c, lease.scope());
       String token = newToken();
@@ -139,7 +140,7 @@ public final class CredentialBroker {
     // Authorize again after the provider call, so a session that became terminal meanwhile gets nothing.
     Transactions.run(dataSource, "renew credential lease " + lease.id(), c -> {
       LeaseRecord current = authorizedLease(c, hash, host, path);
-      Instant now = clock.instant();
+      Instant now = now();
       leases.renew(c, current.id(), now, now.plus(current.ttl()));
       return null;
     });
@@ -150,7 +151,7 @@ public final class CredentialBroker {
   /** Revokes one lease; revoking an unknown or already revoked lease does nothing. */
   public void revoke(String leaseId) {
     boolean revoked = Transactions.run(dataSource, "revoke credential lease " + leaseId,
-        c -> leases.revoke(c, leaseId, clock.instant()));
+        c -> leases.revoke(c, leaseId, now()));
     if (revoked) {
       log.info("revoked credential lease {}", leaseId);
     }
@@ -159,7 +160,7 @@ public final class CredentialBroker {
   /** Revokes every live lease of a session (compensation, session end); returns how many. */
   public int revokeSession(String sessionId) {
     int revoked = Transactions.run(dataSource, "revoke credential leases of session " + sessionId,
-        c -> leases.revokeSession(c, sessionId, clock.instant()));
+        c -> leases.revokeSession(c, sessionId, now()));
     log.info("revoked {} credential lease(s) of session {}", revoked, sessionId);
     return revoked;
   }
@@ -202,7 +203,7 @@ public final class CredentialBroker {
   private LeaseRecord authorizedLease(Connection c, byte[] hash, String host, String path) throws SQLException {
     LeaseRecord lease =
         leases.byTokenHash(c, hash).orElseThrow(() -> CredentialException.leaseInvalid("unknown lease token"));
-    rejectUnusable(lease, clock.instant());
+    rejectUnusable(lease, now());
     boolean matches;
     try {
       matches = lease.scope().matches(host, path);
@@ -218,6 +219,11 @@ public final class CredentialBroker {
       throw CredentialException.leaseInvalid("credential policy changed since lease " + lease.id() + " was issued");
     }
     return lease;
+  }
+
+  /** Truncated to PostgreSQL's timestamp precision, so stored and compared instants agree. */
+  private Instant now() {
+    return clock.instant().truncatedTo(ChronoUnit.MICROS);
   }
 
   private static void rejectUnusable(LeaseRecord lease, Instant now) {

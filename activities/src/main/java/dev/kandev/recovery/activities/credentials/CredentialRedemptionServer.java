@@ -96,6 +96,13 @@ public final class CredentialRedemptionServer implements AutoCloseable {
         reply(exchange, 400, "error=only https credentials are brokered\n");
         return;
       }
+      try {
+        LeaseScope.normalizeHost(host);
+        LeaseScope.canonicalPath(path);
+      } catch (IllegalArgumentException e) {
+        reply(exchange, 400, "error=" + oneLine(e.getMessage()) + "\n");
+        return;
+      }
       GitCredential credential = broker.redeem(authorization.substring(7).trim(), host, path);
       reply(exchange, 200, credential.toGitCredentialFormat());
     } catch (CredentialException e) {
