@@ -66,52 +66,58 @@ public final class CredentialRedemptionServer implements AutoCloseable {
 
   private void handle(HttpExchange exchange) throws IOException {
     try (exchange) {
-      if (!PATH.equals(exchange.getRequestURI().getPath())) {
-        reply(exchange, 404, "error=not found\n");
-        return;
-      }
-      if (!"POST".equals(exchange.getRequestMethod())) {
-        exchange.getResponseHeaders().add("Allow", "POST");
-        reply(exchange, 405, "error=use POST\n");
-        return;
-      }
-      String authorization = exchange.getRequestHeaders().getFirst("Authorization");
-      if (authorization == null || !authorization.startsWith("Bearer ") || authorization.length() <= 7) {
-        reply(exchange, 400, "error=missing Authorization: Bearer <lease token>\n");
-        return;
-      }
-      Map<String, String> fields = readFields(exchange.getRequestBody());
-      if (fields == null) {
-        reply(exchange, 400, "error=body must be git credential key=value lines of at most " + MAX_BODY_BYTES + " bytes\n");
-        return;
-      }
-      String protocol = fields.get("protocol");
-      String host = fields.get("host");
-      String path = fields.get("path");
-      if (protocol == null || host == null || path == null) {
-        reply(exchange, 400, "error=request needs protocol, host and path (set credential.useHttpPath)\n");
-        return;
-      }
-      if (!"https".equals(protocol)) {
-        reply(exchange, 400, "error=only https credentials are brokered\n");
-        return;
-      }
       try {
-        LeaseScope.normalizeHost(host);
-        LeaseScope.canonicalPath(path);
-      } catch (IllegalArgumentException e) {
-        reply(exchange, 400, "error=" + oneLine(e.getMessage()) + "\n");
-        return;
+        serve(exchange);
+      } catch (CredentialException e) {
+        log.info("credential redemption refused: {}", e.toString());
+        reply(exchange, status(e), "error=" + e.type() + ": " + oneLine(e.getMessage()) + "\n");
+      } catch (RuntimeException e) {
+        log.warn("credential redemption failed: {}", e.getClass().getName());
+        reply(exchange, 500, "error=internal error\n");
       }
-      GitCredential credential = broker.redeem(authorization.substring(7).trim(), host, path);
-      reply(exchange, 200, credential.toGitCredentialFormat());
-    } catch (CredentialException e) {
-      log.info("credential redemption refused: {}", e.toString());
-      reply(exchange, status(e), "error=" + e.type() + ": " + oneLine(e.getMessage()) + "\n");
-    } catch (RuntimeException e) {
-      log.warn("credential redemption failed: {}", e.getClass().getName());
-      reply(exchange, 500, "error=internal error\n");
     }
+  }
+
+  private void serve(HttpExchange exchange) throws IOException {
+    if (!PATH.equals(exchange.getRequestURI().getPath())) {
+      reply(exchange, 404, "error=not found\n");
+      return;
+    }
+    if (!"POST".equals(exchange.getRequestMethod())) {
+      exchange.getResponseHeaders().add("Allow", "POST");
+      reply(exchange, 405, "error=use POST\n");
+      return;
+    }
+    String authorization = exchange.getRequestHeaders().getFirst("Authorization");
+    if (authorization == null || !authorization.startsWith("Bearer ") || authorization.length() <= 7) {
+      reply(exchange, 400, "error=missing Authorization: Bearer <lease token>\n");
+      return;
+    }
+    Map<String, String> fields = readFields(exchange.getRequestBody());
+    if (fields == null) {
+      reply(exchange, 400, "error=body must be git credential key=value lines of at most " + MAX_BODY_BYTES + " bytes\n");
+      return;
+    }
+    String protocol = fields.get("protocol");
+    String host = fields.get("host");
+    String path = fields.get("path");
+    if (protocol == null || host == null || path == null) {
+      reply(exchange, 400, "error=request needs protocol, host and path (set credential.useHttpPath)\n");
+      return;
+    }
+    if (!"https".equals(protocol)) {
+      reply(exchange, 400, "error=only https credentials are brokered\n");
+      return;
+    }
+    try {
+      LeaseScope.normalizeHost(host);
+      LeaseScope.canonicalPath(path);
+    } catch (IllegalArgumentException e) {
+      reply(exchange, 400, "error=" + oneLine(e.getMessage()) + "\n");
+      return;
+    }
+    GitCredential credential = broker.redeem(authorization.substring(7).trim(), host, path);
+    reply(exchange, 200, credential.toGitCredentialFormat());
   }
 
   private static int status(CredentialException e) {
