@@ -58,6 +58,7 @@ public final class FakeGitHubServer implements AutoCloseable {
   private final AtomicInteger calls = new AtomicInteger();
   private final List<TokenRequest> issued = new CopyOnWriteArrayList<>();
   private final List<String> rejections = new CopyOnWriteArrayList<>();
+  private final List<String> jwts = new CopyOnWriteArrayList<>();
   private final SecureRandom random = new SecureRandom();
   private volatile int failStatus;
   private volatile int failTimes;
@@ -121,6 +122,11 @@ public final class FakeGitHubServer implements AutoCloseable {
 
   public List<TokenRequest> issued() {
     return List.copyOf(issued);
+  }
+
+  /** Every bearer JWT received (secrets, for tests that look for leaks). */
+  public List<String> receivedJwts() {
+    return List.copyOf(jwts);
   }
 
   /** Why requests were refused (bad JWT, scope beyond the installation, ...). */
@@ -193,6 +199,7 @@ public final class FakeGitHubServer implements AutoCloseable {
     if (authorization == null || !authorization.startsWith("Bearer ")) {
       return "no bearer JWT";
     }
+    jwts.add(authorization.substring(7));
     try {
       SignedJWT jwt = SignedJWT.parse(authorization.substring(7));
       if (!JWSAlgorithm.RS256.equals(jwt.getHeader().getAlgorithm())) {
