@@ -1,5 +1,6 @@
 package dev.kandev.recovery.activities.credentials;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.kandev.recovery.workflows.model.GitCredentialSnapshot;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -18,6 +19,7 @@ import java.util.Base64;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
@@ -48,13 +50,20 @@ public final class CredentialBroker {
       DataSource dataSource,
       CredentialPolicyResolver policies,
       List<CredentialResolver> resolvers,
-      com.fasterxml.jackson.databind.ObjectMapper json,
+      ObjectMapper json,
       Clock clock) {
     this.dataSource = dataSource;
     this.policies = policies;
     resolvers.forEach(r -> this.resolvers.put(r.policy(), r));
     this.leases = new LeaseStore(json);
     this.clock = clock;
+  }
+
+  /** A broker with the built-in resolvers ({@code github_app}; {@code none} needs none). */
+  public static CredentialBroker create(
+      DataSource dataSource, ObjectMapper json, Optional<GitHubAppSettings> gitHubApp, Clock clock) {
+    return new CredentialBroker(dataSource, new CredentialPolicyResolver(dataSource, json),
+        List.of(new GitHubAppCredentialResolver(gitHubApp, json, clock)), json, clock);
   }
 
   /** A TTL of zero, negative or above 12 h becomes 12 h, as in Kandev. */
@@ -79,25 +88,42 @@ public final class CredentialBroker {
    *     CONFIG_MISSING} or {@code CONFIG_INVALID}
    */
   public LeaseGrant issue(LeaseScope scope, String executorId, Duration ttl) {
+    return Transactions.run(dataSource, "issue credential lease for session " + scope.sessionId(),
+        c -> issue(c, scope, executorId, clampTtl(ttl)));
+  }
+
+  /**
+   * Issues for every scope (e.g. all of {@link #scopesForSession}) in one transaction: if any scope
+   * is refused, no lease is created (Kandev validates every repository before the first lease).
+   */
+  public List<LeaseGrant> issueAll(List<LeaseScope> scopes, String executorId, Duration ttl) {
     Duration leaseTtl = clampTtl(ttl);
-    return Transactions.run(dataSource, "issue credential lease for session " + scope.sessionId(), c -> {
-      ScopeAuthorizer.authorize(c, scope);
-      ResolvedPolicy policy = policies.resolve(c, scope.workspaceId(), executorId);
-      Instant now = now();
-      if (policy.policy() == CredentialPolicy.NONE) {
-        log.info("credential policy none ({}) for session {} repository {}: no lease",
-            policy.source(), scope.sessionId(), scope.repository());
-        return new LeaseGrant(null, null, snapshot(scope, policy, null, null, now));
+    return Transactions.run(dataSource, "issue " + scopes.size() + " credential lease(s)", c -> {
+      List<LeaseGrant> grants = new ArrayList<>();
+      for (LeaseScope scope : scopes) {
+        grants.add(issue(c, scope, executorId, leaseTtl));
       }
-      resolver(policy).validate(policy);
-      LeaseRecord lease =
-          new LeaseRecord("lease-" + UUID.randomUUID(), scope, executorId, policy, leaseTtl, now.plus(leaseTtl), null, now);
-      leases.insert(c, lease);
-      leases.sweep(c, now, SWEEP_AFTER);
-      log.info("issued credential lease {} ({} from {}) for session {} repository {}", lease.id(),
-          policy.policy().id(), policy.source(), scope.sessionId(), scope.repository());
-      return new LeaseGrant(lease.id(), lease.expiresAt(), snapshot(scope, policy, lease.id(), lease.expiresAt(), now));
+      return grants;
     });
+  }
+
+  private LeaseGrant issue(Connection c, LeaseScope scope, String executorId, Duration leaseTtl) throws SQLException {
+    ScopeAuthorizer.authorize(c, scope);
+    ResolvedPolicy policy = policies.resolve(c, scope.workspaceId(), executorId);
+    Instant now = now();
+    if (policy.policy() == CredentialPolicy.NONE) {
+      log.info("credential policy none ({}) for session {} repository {}: no lease",
+          policy.source(), scope.sessionId(), scope.repository());
+      return new LeaseGrant(null, null, snapshot(scope, policy, null, null, now));
+    }
+    resolver(policy).validate(policy);
+    LeaseRecord lease =
+        new LeaseRecord("lease-" + UUID.randomUUID(), scope, executorId, policy, leaseTtl, now.plus(leaseTtl), null, now);
+    leases.insert(c, lease);
+    leases.sweep(c, now, SWEEP_AFTER);
+    log.info("issued credential lease {} ({} from {}) for session {} repository {}", lease.id(),
+        policy.policy().id(), policy.source(), scope.sessionId(), scope.repository());
+    return new LeaseGrant(lease.id(), lease.expiresAt(), snapshot(scope, policy, lease.id(), lease.expiresAt(), now));
   }
 
   /**

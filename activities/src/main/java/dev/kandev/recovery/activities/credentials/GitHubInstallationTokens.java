@@ -63,6 +63,7 @@ final class GitHubInstallationTokens {
         return cached;
       }
       InstallationToken minted = mint(key);
+      cache.values().removeIf(t -> !isFresh(t));
       cache.put(key, minted);
       return minted;
     }

@@ -64,6 +64,11 @@ final class BrokerHarness implements AutoCloseable {
         List.of(githubApp), Json.mapper(), clock);
   }
 
+  /** The production wiring, for tests that need only real-clock behaviour. */
+  CredentialBroker defaultBroker(Optional<GitHubAppSettings> app) {
+    return CredentialBroker.create(db.dataSource(), Json.mapper(), app, Clock.systemUTC());
+  }
+
   LeaseScope scope() {
     return LeaseScope.github("ws-1", "t1", "s1", "r1", "github.com", "acme/widgets");
   }

@@ -357,6 +357,47 @@ class CredentialBrokerTest {
     assertRejected(() -> broker.mintToken(token.leaseId()), CredentialException.LEASE_INVALID, "has expired");
   }
 
+  @Test
+  void theDefaultWiringServesGitHubApp() {
+    CredentialBroker wired = h.defaultBroker(Optional.of(
+        new GitHubAppSettings(BrokerHarness.APP_ID, TestKeys.pkcs8Pem(h.appKeys.getPrivate()), h.github.apiBase())));
+
+    IssuedToken token = wired.mintToken(wired.issue(h.scope()).leaseId());
+
+    assertThat(wired.redeem(token.token(), "github.com", "acme/widgets").password())
+        .isEqualTo(h.github.issued().get(0).token());
+  }
+
+  @Test
+  void issueAllCreatesEveryLeaseOrNone() {
+    h.rows.repository("r2", "ws-1", "github.com", "acme", "gadgets").link("t1", "r2", 1);
+    List<LeaseScope> scopes = broker.scopesForSession("s1");
+
+    List<LeaseGrant> grants = broker.issueAll(scopes, null, null);
+
+    assertThat(grants).extracting(g -> g.snapshot().repository()).containsExactly("acme/widgets", "acme/gadgets");
+    assertThat(leases()).isEqualTo(2);
+
+    LeaseScope unlinked = LeaseScope.github("ws-1", "t1", "s1", "r3", "github.com", "acme/other");
+    assertRejected(() -> broker.issueAll(List.of(scopes.get(0), unlinked), null, null),
+        CredentialException.SCOPE_DENIED, "not linked");
+    assertThat(leases()).as("the first scope's lease was rolled back").isEqualTo(2);
+  }
+
+  @Test
+  void theSnapshotIsCamelCaseJsonAndRoundTrips() throws Exception {
+    GitCredentialSnapshot snapshot = broker.issue(h.scope()).snapshot();
+    var mapper = dev.kandev.recovery.activities.json.Json.mapper();
+
+    String json = mapper.writeValueAsString(snapshot);
+
+    assertThat(json).contains("\"installationId\":42", "\"leaseId\":\"lease-", "\"capturedAt\":", "\"version\":1");
+    assertThat(mapper.readValue(json, GitCredentialSnapshot.class)).isEqualTo(snapshot);
+    fixtures.exec("DELETE FROM workspace_credential_policies");
+    assertThat(mapper.writeValueAsString(broker.issue(h.scope()).snapshot()))
+        .doesNotContain("leaseId").doesNotContain("installationId").contains("\"policy\":\"none\"");
+  }
+
   // --- scopes ---------------------------------------------------------------------------------
 
   @Test
