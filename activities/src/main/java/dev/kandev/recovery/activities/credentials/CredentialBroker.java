@@ -144,7 +144,7 @@ public final class CredentialBroker {
       Instant expiresAt = now.plus(lease.ttl());
       leases.setTokenHash(c, lease.id(), hash(token), now, expiresAt);
       log.info("minted token for credential lease {} (session {})", lease.id(), lease.scope().sessionId());
-      return new IssuedToken(lease.id(), lease.scope().host(), expiresAt, token);
+      return new IssuedToken(lease.id(), lease.scope().host(), lease.scope().path(), expiresAt, token);
     });
   }
 

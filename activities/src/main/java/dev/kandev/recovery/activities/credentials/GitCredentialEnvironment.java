@@ -4,7 +4,9 @@ import java.net.InetAddress;
 import java.net.URI;
 import java.net.UnknownHostException;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -34,19 +36,51 @@ public final class GitCredentialEnvironment {
     this.helper = helper;
   }
 
+  /** The environment for a child with one lease: the helper answers for the lease's whole host. */
   public Map<String, String> forToken(IssuedToken token) {
+    return forTokens(List.of(token));
+  }
+
+  /**
+   * The environment for a child with one lease per repository. With one lease the helper is
+   * configured for the host; with several, each repository URL (with and without {@code .git}) gets
+   * the helper with {@code --lease-var KANDEV_CREDENTIAL_LEASE_<n>}, and other repositories on those
+   * hosts get no helper.
+   */
+  public Map<String, String> forTokens(List<IssuedToken> tokens) {
+    if (tokens.isEmpty()) {
+      throw new IllegalArgumentException("a credential environment needs at least one lease");
+    }
     Map<String, String> env = new LinkedHashMap<>();
     env.put(BROKER_URL, brokerUrl.toString());
-    env.put(LEASE, token.token());
-    env.put(LEASE_ID, token.leaseId());
     env.put("GIT_TERMINAL_PROMPT", "0");
-    String helperKey = "credential.https://" + token.host() + ".helper";
-    // An empty value first resets helpers configured elsewhere, so only the broker answers for this host.
-    String[][] config = {{helperKey, ""}, {helperKey, helper.toString()}, {"credential.useHttpPath", "true"}};
-    env.put("GIT_CONFIG_COUNT", Integer.toString(config.length));
-    for (int i = 0; i < config.length; i++) {
-      env.put("GIT_CONFIG_KEY_" + i, config[i][0]);
-      env.put("GIT_CONFIG_VALUE_" + i, config[i][1]);
+    List<String[]> config = new ArrayList<>();
+    // An empty value first resets helpers configured elsewhere, so only the broker answers.
+    tokens.stream().map(IssuedToken::host).distinct()
+        .forEach(host -> config.add(new String[] {"credential.https://" + host + ".helper", ""}));
+    if (tokens.size() == 1) {
+      IssuedToken token = tokens.get(0);
+      env.put(LEASE, token.token());
+      env.put(LEASE_ID, token.leaseId());
+      config.add(new String[] {"credential.https://" + token.host() + ".helper", helper.toString()});
+    } else {
+      for (int i = 0; i < tokens.size(); i++) {
+        IssuedToken token = tokens.get(i);
+        String var = LEASE + "_" + i;
+        env.put(var, token.token());
+        env.put(LEASE_ID + "_" + i, token.leaseId());
+        String repositoryUrl = "https://" + token.host() + token.path();
+        for (String url : List.of(repositoryUrl, repositoryUrl + ".git")) {
+          config.add(new String[] {"credential." + url + ".helper", ""});
+          config.add(new String[] {"credential." + url + ".helper", helper + " --lease-var " + var});
+        }
+      }
+    }
+    config.add(new String[] {"credential.useHttpPath", "true"});
+    env.put("GIT_CONFIG_COUNT", Integer.toString(config.size()));
+    for (int i = 0; i < config.size(); i++) {
+      env.put("GIT_CONFIG_KEY_" + i, config.get(i)[0]);
+      env.put("GIT_CONFIG_VALUE_" + i, config.get(i)[1]);
     }
     return env;
   }

@@ -11,12 +11,14 @@ import java.util.Objects;
 public final class IssuedToken {
   private final String leaseId;
   private final String host;
+  private final String path;
   private final Instant expiresAt;
   private final String token;
 
-  IssuedToken(String leaseId, String host, Instant expiresAt, String token) {
+  IssuedToken(String leaseId, String host, String path, Instant expiresAt, String token) {
     this.leaseId = Objects.requireNonNull(leaseId);
     this.host = Objects.requireNonNull(host);
+    this.path = Objects.requireNonNull(path);
     this.expiresAt = Objects.requireNonNull(expiresAt);
     this.token = Objects.requireNonNull(token);
   }
@@ -30,6 +32,11 @@ public final class IssuedToken {
     return host;
   }
 
+  /** The repository's canonical path {@code /owner/name}. */
+  public String path() {
+    return path;
+  }
+
   public Instant expiresAt() {
     return expiresAt;
   }
@@ -41,6 +48,6 @@ public final class IssuedToken {
 
   @Override
   public String toString() {
-    return "IssuedToken[leaseId=" + leaseId + ", host=" + host + ", expiresAt=" + expiresAt + ", token=<redacted>]";
+    return "IssuedToken[leaseId=" + leaseId + ", host=" + host + ", path=" + path + ", expiresAt=" + expiresAt + ", token=<redacted>]";
   }
 }

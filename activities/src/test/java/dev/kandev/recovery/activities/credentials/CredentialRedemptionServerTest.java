@@ -111,6 +111,28 @@ class CredentialRedemptionServerTest {
   }
 
   @Test
+  void withSeveralRepositoriesEachGetsItsOwnLease() throws Exception {
+    h.rows.repository("r2", "ws-1", "github.com", "acme", "gadgets").link("t1", "r2", 1);
+    java.util.List<IssuedToken> tokens = h.broker.issueAll(h.broker.scopesForSession("s1"), null, null).stream()
+        .map(grant -> h.broker.mintToken(grant.leaseId())).toList();
+    Map<String, String> env = environment.forTokens(tokens);
+
+    Run widgets = gitCredentialFill(env, WIDGETS_REQUEST);
+    Run gadgets = gitCredentialFill(env, "protocol=https\nhost=github.com\npath=acme/gadgets\n\n");
+    Run other = gitCredentialFill(env, "protocol=https\nhost=github.com\npath=acme/other.git\n\n");
+
+    assertThat(widgets.exit()).as(widgets.stderr()).isZero();
+    assertThat(gadgets.exit()).as(gadgets.stderr()).isZero();
+    assertThat(h.github.issued()).extracting(r -> r.repositories().get(0)).containsExactly("widgets", "gadgets");
+    assertThat(widgets.stdout()).contains("password=" + h.github.issued().get(0).token());
+    assertThat(gadgets.stdout()).contains("password=" + h.github.issued().get(1).token());
+    assertThat(other.exit()).as("no helper for an unleased repository").isNotZero();
+    assertThat(h.github.calls()).isEqualTo(2);
+    assertThat(h.db.fixtures().count("SELECT count(*) FROM credential_leases WHERE last_redeemed_at IS NOT NULL"))
+        .isEqualTo(2);
+  }
+
+  @Test
   void theHelperIsOnlyConfiguredForTheLeasesHost() throws Exception {
     Run run = gitCredentialFill(environment.forToken(lease()), "protocol=https\nhost=gitlab.com\npath=acme/widgets.git\n\n");
 
