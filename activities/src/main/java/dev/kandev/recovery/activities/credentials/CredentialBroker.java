@@ -1,0 +1,291 @@
+package dev.kandev.recovery.activities.credentials;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.kandev.recovery.workflows.model.GitCredentialSnapshot;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.security.SecureRandom;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Scoped git credential broker (Kandev's model): opaque, hashed, expiring leases bound to one
+ * repository of one task session, authorized against the current database rows at issuance, at
+ * minting and at every redemption. Issuance is split in two so no secret crosses Temporal between
+ * activities: {@link #issue} returns only non-secret data; the launch step calls {@link #mintToken}
+ * right before spawning the agent and hands the token to the child through its environment.
+ */
+public final class CredentialBroker {
+  /** Kandev's default (and maximum) lease TTL. */
+  public static final Duration DEFAULT_TTL = Duration.ofHours(12);
+
+  private static final Duration SWEEP_AFTER = Duration.ofDays(1);
+  private static final Logger log = LoggerFactory.getLogger(CredentialBroker.class);
+
+  private final DataSource dataSource;
+  private final CredentialPolicyResolver policies;
+  private final Map<CredentialPolicy, CredentialResolver> resolvers = new EnumMap<>(CredentialPolicy.class);
+  private final LeaseStore leases;
+  private final Clock clock;
+  private final SecureRandom random = new SecureRandom();
+
+  public CredentialBroker(
+      DataSource dataSource,
+      CredentialPolicyResolver policies,
+      List<CredentialResolver> resolvers,
+      ObjectMapper json,
+      Clock clock) {
+    this.dataSource = dataSource;
+    this.policies = policies;
+    resolvers.forEach(r -> this.resolvers.put(r.policy(), r));
+    this.leases = new LeaseStore(json);
+    this.clock = clock;
+  }
+
+  /** A broker with the built-in resolvers ({@code github_app}; {@code none} needs none). */
+  public static CredentialBroker create(
+      DataSource dataSource, ObjectMapper json, Optional<GitHubAppSettings> gitHubApp, Clock clock) {
+    return new CredentialBroker(dataSource, new CredentialPolicyResolver(dataSource, json),
+        List.of(new GitHubAppCredentialResolver(gitHubApp, json, clock)), json, clock);
+  }
+
+  /** A TTL of zero, negative or above 12 h becomes 12 h, as in Kandev. */
+  public static Duration clampTtl(Duration ttl) {
+    return ttl == null || ttl.isZero() || ttl.isNegative() || ttl.compareTo(DEFAULT_TTL) > 0 ? DEFAULT_TTL : ttl;
+  }
+
+  public LeaseGrant issue(LeaseScope scope) {
+    return issue(scope, null, DEFAULT_TTL);
+  }
+
+  public LeaseGrant issue(LeaseScope scope, String executorId) {
+    return issue(scope, executorId, DEFAULT_TTL);
+  }
+
+  /**
+   * Authorizes {@code scope}, resolves the credential policy (executor override, else workspace)
+   * and creates a lease without a usable token. For policy {@code none} no lease is created.
+   *
+   * @param executorId the session's executor, or null
+   * @throws CredentialException {@code SESSION_TERMINAL}, {@code SCOPE_DENIED}, {@code
+   *     CONFIG_MISSING} or {@code CONFIG_INVALID}
+   */
+  public LeaseGrant issue(LeaseScope scope, String executorId, Duration ttl) {
+    return Transactions.run(dataSource, "issue credential lease for session " + scope.sessionId(),
+        c -> issue(c, scope, executorId, clampTtl(ttl)));
+  }
+
+  /**
+   * Issues for every scope (e.g. all of {@link #scopesForSession}) in one transaction: if any scope
+   * is refused, no lease is created (Kandev validates every repository before the first lease).
+   */
+  public List<LeaseGrant> issueAll(List<LeaseScope> scopes, String executorId, Duration ttl) {
+    Duration leaseTtl = clampTtl(ttl);
+    return Transactions.run(dataSource, "issue " + scopes.size() + " credential lease(s)", c -> {
+      List<LeaseGrant> grants = new ArrayList<>();
+      for (LeaseScope scope : scopes) {
+        grants.add(issue(c, scope, executorId, leaseTtl));
+      }
+      return grants;
+    });
+  }
+
+  private LeaseGrant issue(Connection c, LeaseScope scope, String executorId, Duration leaseTtl) throws SQLException {
+    ScopeAuthorizer.authorize(c, scope);
+    ResolvedPolicy policy = policies.resolve(c, scope.workspaceId(), executorId);
+    Instant now = now();
+    if (policy.policy() == CredentialPolicy.NONE) {
+      log.info("credential policy none ({}) for session {} repository {}: no lease",
+          policy.source(), scope.sessionId(), scope.repository());
+      return new LeaseGrant(null, null, snapshot(scope, policy, null, null, now));
+    }
+    resolver(policy).validate(policy);
+    LeaseRecord lease =
+        new LeaseRecord("lease-" + UUID.randomUUID(), scope, executorId, policy, leaseTtl, now.plus(leaseTtl), null, now);
+    leases.insert(c, lease);
+    leases.sweep(c, now, SWEEP_AFTER);
+    log.info("issued credential lease {} ({} from {}) for session {} repository {}", lease.id(),
+        policy.policy().id(), policy.source(), scope.sessionId(), scope.repository());
+    return new LeaseGrant(lease.id(), lease.expiresAt(), snapshot(scope, policy, lease.id(), lease.expiresAt(), now));
+  }
+
+  /**
+   * Re-authorizes the lease's scope and gives it a new secret token (any earlier token stops
+   * working); only the token's SHA-256 is stored. The TTL restarts.
+   *
+   * @throws CredentialException {@code LEASE_INVALID} (unknown, revoked, expired), {@code
+   *     SESSION_TERMINAL} or {@code SCOPE_DENIED}
+   */
+  public IssuedToken mintToken(String leaseId) {
+    return Transactions.run(dataSource, "mint token for credential lease " + leaseId, c -> {
+      LeaseRecord lease =
+          leases.byIdForUpdate(c, leaseId).orElseThrow(() -> CredentialException.leaseInvalid("unknown lease " + leaseId));
+      Instant now = now();
+      rejectUnusable(lease, now);
+      ScopeAuthorizer.authorize(c, lease.scope());
+      String token = newToken();
+      Instant expiresAt = now.plus(lease.ttl());
+      leases.setTokenHash(c, lease.id(), hash(token), now, expiresAt);
+      log.info("minted token for credential lease {} (session {})", lease.id(), lease.scope().sessionId());
+      return new IssuedToken(lease.id(), lease.scope().host(), lease.scope().path(), expiresAt, token);
+    });
+  }
+
+  /**
+   * Redeems a lease token for the live credential of the repository git asks for: looks the lease
+   * up by hash, matches host and path, re-authorizes, checks the policy is still the one the lease
+   * was bound to, resolves the credential (never stored) and renews the lease.
+   *
+   * @param path the path as git sends it ({@code owner/repo.git}) or canonical
+   * @throws CredentialException any type; {@code PROVIDER_UNAVAILABLE} is retryable
+   */
+  public GitCredential redeem(String token, String host, String path) {
+    if (token == null || !token.matches("[A-Za-z0-9_-]{43}")) {
+      throw CredentialException.leaseInvalid("malformed lease token");
+    }
+    byte[] hash = hash(token);
+    LeaseRecord lease = Transactions.run(dataSource, "redeem credential lease", c -> authorizedLease(c, hash, host, path));
+    GitCredential credential = resolver(lease.binding()).resolve(lease.scope(), lease.binding());
+    // Authorize again after the provider call, so a session that became terminal meanwhile gets nothing.
+    Transactions.run(dataSource, "renew credential lease " + lease.id(), c -> {
+      LeaseRecord current = authorizedLease(c, hash, host, path);
+      Instant now = now();
+      leases.renew(c, current.id(), now, now.plus(current.ttl()));
+      return null;
+    });
+    log.info("redeemed credential lease {} for {}{}", lease.id(), lease.scope().host(), lease.scope().path());
+    return credential;
+  }
+
+  /** Revokes one lease; revoking an unknown or already revoked lease does nothing. */
+  public void revoke(String leaseId) {
+    boolean revoked = Transactions.run(dataSource, "revoke credential lease " + leaseId,
+        c -> leases.revoke(c, leaseId, now()));
+    if (revoked) {
+      log.info("revoked credential lease {}", leaseId);
+    }
+  }
+
+  /** Revokes every live lease of a session (compensation, session end); returns how many. */
+  public int revokeSession(String sessionId) {
+    int revoked = Transactions.run(dataSource, "revoke credential leases of session " + sessionId,
+        c -> leases.revokeSession(c, sessionId, now()));
+    log.info("revoked {} credential lease(s) of session {}", revoked, sessionId);
+    return revoked;
+  }
+
+  /**
+   * The lease scopes of a session: one per repository linked to its task, in link order.
+   *
+   * @throws CredentialException {@code SCOPE_DENIED} for an unknown session
+   */
+  public List<LeaseScope> scopesForSession(String sessionId) {
+    return Transactions.run(dataSource, "read repositories of session " + sessionId, c -> scopesForSession(c, sessionId));
+  }
+
+  private List<LeaseScope> scopesForSession(Connection c, String sessionId) throws SQLException {
+    try (PreparedStatement session = c.prepareStatement("SELECT 1 FROM task_sessions WHERE id = ?")) {
+      session.setString(1, sessionId);
+      try (ResultSet rs = session.executeQuery()) {
+        if (!rs.next()) {
+          throw CredentialException.scopeDenied("unknown session " + sessionId);
+        }
+      }
+    }
+    List<LeaseScope> scopes = new ArrayList<>();
+    try (PreparedStatement select =
+        c.prepareStatement(
+            "SELECT t.workspace_id, s.task_id, r.id, r.host, r.owner, r.name, r.provider FROM task_sessions s"
+                + " JOIN tasks t ON t.id = s.task_id JOIN task_repositories tr ON tr.task_id = s.task_id"
+                + " JOIN repositories r ON r.id = tr.repository_id WHERE s.id = ? ORDER BY tr.position, r.id")) {
+      select.setString(1, sessionId);
+      try (ResultSet rs = select.executeQuery()) {
+        while (rs.next()) {
+          scopes.add(new LeaseScope(rs.getString(1), rs.getString(2), sessionId, rs.getString(3), rs.getString(4),
+              "/" + rs.getString(5) + "/" + rs.getString(6), rs.getString(7)));
+        }
+      }
+    }
+    return scopes;
+  }
+
+  private LeaseRecord authorizedLease(Connection c, byte[] hash, String host, String path) throws SQLException {
+    LeaseRecord lease =
+        leases.byTokenHash(c, hash).orElseThrow(() -> CredentialException.leaseInvalid("unknown lease token"));
+    rejectUnusable(lease, now());
+    boolean matches;
+    try {
+      matches = lease.scope().matches(host, path);
+    } catch (IllegalArgumentException e) {
+      throw CredentialException.scopeDenied("malformed host or path: " + e.getMessage());
+    }
+    if (!matches) {
+      throw CredentialException.scopeDenied("lease " + lease.id() + " is not for this repository");
+    }
+    ScopeAuthorizer.authorize(c, lease.scope());
+    ResolvedPolicy current = policies.resolve(c, lease.scope().workspaceId(), lease.executorId());
+    if (!current.equals(lease.binding())) {
+      throw CredentialException.leaseInvalid("credential policy changed since lease " + lease.id() + " was issued");
+    }
+    return lease;
+  }
+
+  /** Truncated to PostgreSQL's timestamp precision, so stored and compared instants agree. */
+  private Instant now() {
+    return clock.instant().truncatedTo(ChronoUnit.MICROS);
+  }
+
+  private static void rejectUnusable(LeaseRecord lease, Instant now) {
+    String reason = lease.unusableReason(now);
+    if (reason != null) {
+      throw CredentialException.leaseInvalid(reason);
+    }
+  }
+
+  private CredentialResolver resolver(ResolvedPolicy policy) {
+    CredentialResolver resolver = resolvers.get(policy.policy());
+    if (resolver == null) {
+      throw CredentialException.configMissing("no credential resolver for policy " + policy.policy().id());
+    }
+    return resolver;
+  }
+
+  private static GitCredentialSnapshot snapshot(
+      LeaseScope scope, ResolvedPolicy policy, String leaseId, Instant expiresAt, Instant now) {
+    return new GitCredentialSnapshot(
+        GitCredentialSnapshot.VERSION, policy.policy().id(), scope.provider(), scope.host(), scope.repository(),
+        policy.installationId(), policy.permissions(), leaseId, expiresAt == null ? null : expiresAt.toString(),
+        policy.source(), now.toString());
+  }
+
+  private String newToken() {
+    byte[] bytes = new byte[32];
+    random.nextBytes(bytes);
+    return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+  }
+
+  static byte[] hash(String token) {
+    try {
+      return MessageDigest.getInstance("SHA-256").digest(token.getBytes(StandardCharsets.UTF_8));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is missing from this JVM", e);
+    }
+  }
+}

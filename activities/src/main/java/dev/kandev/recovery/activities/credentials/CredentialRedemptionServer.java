@@ -1,0 +1,173 @@
+package dev.kandev.recovery.activities.credentials;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Loopback HTTP endpoint the credential helper calls: {@code POST /v1/git-credential} with {@code
+ * Authorization: Bearer <lease token>} and git's {@code protocol=}, {@code host=}, {@code path=}
+ * lines as the body. Answers in git's credential format, or with a status and a short non-secret
+ * {@code error=} line: 400 malformed request, 401 invalid lease, 403 denied scope or terminal
+ * session, 502 provider refused, 503 provider unavailable, 500 misconfiguration.
+ */
+public final class CredentialRedemptionServer implements AutoCloseable {
+  public static final String PATH = "/v1/git-credential";
+  static final int MAX_BODY_BYTES = 8 * 1024;
+  private static final Logger log = LoggerFactory.getLogger(CredentialRedemptionServer.class);
+
+  private final CredentialBroker broker;
+  private final HttpServer server;
+  private final ExecutorService executor;
+
+  private CredentialRedemptionServer(CredentialBroker broker, HttpServer server, ExecutorService executor) {
+    this.broker = broker;
+    this.server = server;
+    this.executor = executor;
+  }
+
+  /** Starts on {@code 127.0.0.1:port}; port 0 picks a free one. */
+  public static CredentialRedemptionServer start(CredentialBroker broker, int port) {
+    try {
+      HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 16);
+      ExecutorService executor = Executors.newFixedThreadPool(4, r -> {
+        Thread t = new Thread(r, "credential-redemption");
+        t.setDaemon(true);
+        return t;
+      });
+      CredentialRedemptionServer redemption = new CredentialRedemptionServer(broker, server, executor);
+      server.createContext(PATH, redemption::handle);
+      server.setExecutor(executor);
+      server.start();
+      log.info("credential redemption endpoint listening on {}", redemption.url());
+      return redemption;
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot listen on 127.0.0.1:" + port + " for credential redemption", e);
+    }
+  }
+
+  /** The endpoint URL to put in the child's {@link GitCredentialEnvironment#BROKER_URL}. */
+  public URI url() {
+    InetSocketAddress address = server.getAddress();
+    return URI.create("http://" + address.getAddress().getHostAddress() + ":" + address.getPort() + PATH);
+  }
+
+  private void handle(HttpExchange exchange) throws IOException {
+    try (exchange) {
+      try {
+        serve(exchange);
+      } catch (CredentialException e) {
+        log.info("credential redemption refused: {}", e.toString());
+        reply(exchange, status(e), "error=" + e.type() + ": " + oneLine(e.getMessage()) + "\n");
+      } catch (RuntimeException e) {
+        log.warn("credential redemption failed: {}", e.getClass().getName());
+        reply(exchange, 500, "error=internal error\n");
+      }
+    }
+  }
+
+  private void serve(HttpExchange exchange) throws IOException {
+    if (!PATH.equals(exchange.getRequestURI().getPath())) {
+      reply(exchange, 404, "error=not found\n");
+      return;
+    }
+    if (!"POST".equals(exchange.getRequestMethod())) {
+      exchange.getResponseHeaders().add("Allow", "POST");
+      reply(exchange, 405, "error=use POST\n");
+      return;
+    }
+    String authorization = exchange.getRequestHeaders().getFirst("Authorization");
+    if (authorization == null || !authorization.startsWith("Bearer ") || authorization.length() <= 7) {
+      reply(exchange, 400, "error=missing Authorization: Bearer <lease token>\n");
+      return;
+    }
+    Map<String, String> fields = readFields(exchange.getRequestBody());
+    if (fields == null) {
+      reply(exchange, 400, "error=body must be git credential key=value lines of at most " + MAX_BODY_BYTES + " bytes\n");
+      return;
+    }
+    String protocol = fields.get("protocol");
+    String host = fields.get("host");
+    String path = fields.get("path");
+    if (protocol == null || host == null || path == null) {
+      reply(exchange, 400, "error=request needs protocol, host and path (set credential.useHttpPath)\n");
+      return;
+    }
+    if (!"https".equals(protocol)) {
+      reply(exchange, 400, "error=only https credentials are brokered\n");
+      return;
+    }
+    try {
+      LeaseScope.normalizeHost(host);
+      LeaseScope.canonicalPath(path);
+    } catch (IllegalArgumentException e) {
+      reply(exchange, 400, "error=" + oneLine(e.getMessage()) + "\n");
+      return;
+    }
+    GitCredential credential = broker.redeem(authorization.substring(7).trim(), host, path);
+    reply(exchange, 200, credential.toGitCredentialFormat());
+  }
+
+  private static int status(CredentialException e) {
+    return switch (e.type()) {
+      case CredentialException.LEASE_INVALID -> 401;
+      case CredentialException.SCOPE_DENIED, CredentialException.SESSION_TERMINAL -> 403;
+      case CredentialException.PROVIDER_REJECTED -> 502;
+      case CredentialException.PROVIDER_UNAVAILABLE -> 503;
+      default -> 500;
+    };
+  }
+
+  /** Git's {@code key=value} lines; null if too long or not in that form. */
+  private static Map<String, String> readFields(InputStream body) throws IOException {
+    byte[] bytes = body.readNBytes(MAX_BODY_BYTES + 1);
+    if (bytes.length > MAX_BODY_BYTES) {
+      return null;
+    }
+    Map<String, String> fields = new HashMap<>();
+    for (String line : new String(bytes, StandardCharsets.UTF_8).split("\n")) {
+      line = line.strip();
+      if (line.isEmpty()) {
+        continue;
+      }
+      int eq = line.indexOf('=');
+      if (eq <= 0) {
+        return null;
+      }
+      fields.putIfAbsent(line.substring(0, eq), line.substring(eq + 1));
+    }
+    return fields;
+  }
+
+  private static String oneLine(String message) {
+    return message == null ? "" : message.replaceAll("[\\r\\n]", " ");
+  }
+
+  private static void reply(HttpExchange exchange, int status, String body) throws IOException {
+    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+    exchange.getResponseHeaders().set("Content-Type", "text/plain; charset=utf-8");
+    exchange.getResponseHeaders().set("Cache-Control", "no-store");
+    exchange.sendResponseHeaders(status, bytes.length);
+    try (OutputStream out = exchange.getResponseBody()) {
+      out.write(bytes);
+    }
+  }
+
+  @Override
+  public void close() {
+    server.stop(0);
+    executor.shutdownNow();
+  }
+}

@@ -1,0 +1,85 @@
+package dev.kandev.recovery.activities.credentials;
+
+import dev.kandev.recovery.activities.json.Json;
+import dev.kandev.recovery.activities.store.Fence;
+import dev.kandev.recovery.activities.store.SessionStore;
+import dev.kandev.recovery.activities.testing.CredentialFixtures;
+import dev.kandev.recovery.activities.testing.FakeGitHubServer;
+import dev.kandev.recovery.activities.testing.MutableClock;
+import dev.kandev.recovery.activities.testing.TestDatabase;
+import dev.kandev.recovery.activities.testing.TestKeys;
+import dev.kandev.recovery.workflows.model.SessionState;
+import java.security.KeyPair;
+import java.security.interfaces.RSAPublicKey;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * A broker over a test schema with: workspace {@code ws-1}, task {@code t1}, session {@code s1}
+ * (STARTING), repository {@code r1} = github.com/acme/widgets linked to t1, workspace policy
+ * github_app with installation 42 and contents:write, and a {@link FakeGitHubServer} as GitHub.
+ */
+final class BrokerHarness implements AutoCloseable {
+  static final String APP_ID = "12345";
+  static final long INSTALLATION = 42;
+
+  final TestDatabase db;
+  final CredentialFixtures rows;
+  final MutableClock clock = new MutableClock(Instant.now().truncatedTo(ChronoUnit.MICROS));
+  final KeyPair appKeys = TestKeys.appKeyPair();
+  final FakeGitHubServer github;
+  final SessionStore sessions;
+  final CredentialBroker broker;
+
+  BrokerHarness(TestDatabase db) {
+    this(db, true);
+  }
+
+  BrokerHarness(TestDatabase db, boolean configureApp) {
+    this.db = db;
+    this.rows = new CredentialFixtures(db.fixtures());
+    github = new FakeGitHubServer((RSAPublicKey) appKeys.getPublic(), APP_ID, INSTALLATION,
+        Set.of("widgets", "gadgets"), Map.of("contents", "write", "pull_requests", "write", "metadata", "read"));
+    sessions = new SessionStore(db.dataSource(), Json.mapper());
+    Optional<GitHubAppSettings> app =
+        configureApp
+            ? Optional.of(new GitHubAppSettings(APP_ID, TestKeys.pkcs1Pem(appKeys.getPrivate()), github.apiBase()))
+            : Optional.empty();
+    broker = broker(app);
+    rows.fixtures().task("t1", "ws-1", "IN_PROGRESS");
+    rows.fixtures().session("s1", "t1", "test-agent", SessionState.STARTING, "{}");
+    rows.repository("r1", "ws-1", "github.com", "acme", "widgets").link("t1", "r1", 0);
+    rows.workspacePolicy("ws-1", "github_app", INSTALLATION, "{\"contents\":\"write\"}");
+  }
+
+  CredentialBroker broker(Optional<GitHubAppSettings> app) {
+    // GitHub JWTs use the real clock (the fake checks iat/exp against it); leases use the test clock.
+    CredentialResolver githubApp = new GitHubAppCredentialResolver(app, Json.mapper(), Clock.systemUTC());
+    return new CredentialBroker(db.dataSource(), new CredentialPolicyResolver(db.dataSource(), Json.mapper()),
+        List.of(githubApp), Json.mapper(), clock);
+  }
+
+  /** The production wiring, for tests that need only real-clock behaviour. */
+  CredentialBroker defaultBroker(Optional<GitHubAppSettings> app) {
+    return CredentialBroker.create(db.dataSource(), Json.mapper(), app, Clock.systemUTC());
+  }
+
+  LeaseScope scope() {
+    return LeaseScope.github("ws-1", "t1", "s1", "r1", "github.com", "acme/widgets");
+  }
+
+  /** A guarded transition, as the workflow's activities make it. */
+  void moveSession(SessionState from, SessionState to) {
+    sessions.transition("s1", Set.of(from), to, "test", "", Fence.none());
+  }
+
+  @Override
+  public void close() {
+    github.close();
+  }
+}

@@ -1,0 +1,452 @@
+package dev.kandev.recovery.activities.credentials;
+
+import static dev.kandev.recovery.workflows.model.SessionState.FAILED;
+import static dev.kandev.recovery.workflows.model.SessionState.RUNNING;
+import static dev.kandev.recovery.workflows.model.SessionState.STARTING;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.kandev.recovery.activities.testing.Fixtures;
+import dev.kandev.recovery.activities.testing.TestDatabase;
+import dev.kandev.recovery.activities.testing.TestKeys;
+import dev.kandev.recovery.workflows.model.GitCredentialSnapshot;
+import dev.kandev.recovery.workflows.model.SessionState;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+class CredentialBrokerTest {
+  @RegisterExtension final TestDatabase db = new TestDatabase();
+
+  private BrokerHarness h;
+  private CredentialBroker broker;
+  private Fixtures fixtures;
+
+  @BeforeEach
+  void setUp() {
+    h = new BrokerHarness(db);
+    broker = h.broker;
+    fixtures = h.rows.fixtures();
+  }
+
+  @AfterEach
+  void tearDown() {
+    h.close();
+  }
+
+  private static void assertRejected(ThrowingCallable call, String type, String message) {
+    assertThatThrownBy(call)
+        .isInstanceOfSatisfying(CredentialException.class, e -> {
+          assertThat(e.type()).isEqualTo(type);
+          assertThat(e.retryable()).isFalse();
+        })
+        .hasMessageContaining(message);
+  }
+
+  private long leases() {
+    return fixtures.count("SELECT count(*) FROM credential_leases");
+  }
+
+  // --- issuance -------------------------------------------------------------------------------
+
+  @Test
+  void issueWhileStartingCreatesALeaseWithoutTokenAndANonSecretSnapshot() {
+    LeaseGrant grant = broker.issue(h.scope());
+
+    assertThat(grant.leaseId()).startsWith("lease-");
+    assertThat(grant.expiresAt()).isEqualTo(h.clock.instant().plus(Duration.ofHours(12)));
+    GitCredentialSnapshot s = grant.snapshot();
+    assertThat(s.version()).isEqualTo(1);
+    assertThat(s.policy()).isEqualTo("github_app");
+    assertThat(s.provider()).isEqualTo("github");
+    assertThat(s.host()).isEqualTo("github.com");
+    assertThat(s.repository()).isEqualTo("acme/widgets");
+    assertThat(s.installationId()).isEqualTo(42L);
+    assertThat(s.permissions()).isEqualTo(Map.of("contents", "write"));
+    assertThat(s.leaseId()).isEqualTo(grant.leaseId());
+    assertThat(s.expiresAt()).isEqualTo(grant.expiresAt().toString());
+    assertThat(s.source()).isEqualTo("workspace");
+    assertThat(Instant.parse(s.capturedAt())).isEqualTo(h.clock.instant());
+    assertThat(fixtures.string("SELECT session_id || ' ' || repository_id || ' ' || host || path || ' '"
+        + " || (token_hash IS NULL) FROM credential_leases WHERE id = ?", grant.leaseId()))
+        .isEqualTo("s1 r1 github.com/acme/widgets true");
+    assertThat(h.github.calls()).as("issuance does not call GitHub").isZero();
+  }
+
+  @ParameterizedTest
+  @EnumSource(value = SessionState.class, names = {"COMPLETED", "FAILED", "CANCELLED"})
+  void issueRejectsEveryTerminalState(SessionState terminal) {
+    h.moveSession(STARTING, terminal);
+
+    assertRejected(() -> broker.issue(h.scope()), CredentialException.SESSION_TERMINAL, "session is terminal");
+    assertThat(leases()).isZero();
+  }
+
+  @ParameterizedTest
+  @EnumSource(value = SessionState.class, names = {"CREATED", "STARTING", "RUNNING", "IDLE", "WAITING_FOR_INPUT"})
+  void issueAcceptsEveryNonTerminalState(SessionState state) {
+    fixtures.exec("UPDATE task_sessions SET state = ? WHERE id = 's1'", state.name());
+
+    assertThat(broker.issue(h.scope()).hasLease()).isTrue();
+  }
+
+  @Test
+  void aSessionMovedToTerminalJustBeforeIssuanceIsRejected() {
+    h.moveSession(STARTING, RUNNING);
+    LeaseScope scope = h.scope();
+    h.moveSession(RUNNING, FAILED);
+
+    assertRejected(() -> broker.issue(scope), CredentialException.SESSION_TERMINAL, "session is terminal");
+  }
+
+  @Test
+  void issueRejectsAnUnknownSession() {
+    assertRejected(() -> broker.issue(LeaseScope.github("ws-1", "t1", "nope", "r1", "github.com", "acme/widgets")),
+        CredentialException.SCOPE_DENIED, "unknown session nope");
+  }
+
+  @Test
+  void issueRejectsASessionOfAnotherTask() {
+    fixtures.task("t2", "ws-1", "IN_PROGRESS").session("s2", "t2", "test-agent", STARTING, "{}");
+
+    assertRejected(() -> broker.issue(LeaseScope.github("ws-1", "t1", "s2", "r1", "github.com", "acme/widgets")),
+        CredentialException.SCOPE_DENIED, "session does not belong to task");
+  }
+
+  @Test
+  void issueRejectsATaskOfAnotherWorkspace() {
+    assertRejected(() -> broker.issue(LeaseScope.github("ws-2", "t1", "s1", "r1", "github.com", "acme/widgets")),
+        CredentialException.SCOPE_DENIED, "task does not belong to workspace");
+  }
+
+  @Test
+  void issueRejectsAnUnlinkedRepository() {
+    h.rows.repository("r2", "ws-1", "github.com", "acme", "gadgets");
+
+    assertRejected(() -> broker.issue(LeaseScope.github("ws-1", "t1", "s1", "r2", "github.com", "acme/gadgets")),
+        CredentialException.SCOPE_DENIED, "repository is not linked to task");
+  }
+
+  @Test
+  void issueRejectsAScopeWhoseHostOrPathIsNotTheRepositorys() {
+    assertRejected(() -> broker.issue(LeaseScope.github("ws-1", "t1", "s1", "r1", "github.com", "evil/widgets")),
+        CredentialException.SCOPE_DENIED, "does not match host and path");
+    assertRejected(() -> broker.issue(LeaseScope.github("ws-1", "t1", "s1", "r1", "ghe.example.com", "acme/widgets")),
+        CredentialException.SCOPE_DENIED, "does not match host and path");
+  }
+
+  @Test
+  void issueWithoutAppConfigurationIsConfigMissing() {
+    CredentialBroker unconfigured = h.broker(Optional.empty());
+
+    assertRejected(() -> unconfigured.issue(h.scope()), CredentialException.CONFIG_MISSING, "KANDEV_GITHUB_APP_ID");
+    assertThat(leases()).isZero();
+  }
+
+  @Test
+  void issueWithAMalformedPrivateKeyIsConfigInvalid() {
+    String pem = "-----BEGIN RSA PRIVATE KEY-----\nAAAAAAAAAAAA\n-----END RSA PRIVATE KEY-----\n";
+    CredentialBroker broken = h.broker(Optional.of(new GitHubAppSettings(BrokerHarness.APP_ID, pem, h.github.apiBase())));
+
+    assertRejected(() -> broken.issue(h.scope()), CredentialException.CONFIG_INVALID, "private key is malformed");
+  }
+
+  @Test
+  void ttlIsClampedToTwelveHours() {
+    assertThat(CredentialBroker.clampTtl(Duration.ZERO)).isEqualTo(Duration.ofHours(12));
+    assertThat(CredentialBroker.clampTtl(Duration.ofHours(-1))).isEqualTo(Duration.ofHours(12));
+    assertThat(CredentialBroker.clampTtl(Duration.ofHours(13))).isEqualTo(Duration.ofHours(12));
+    assertThat(CredentialBroker.clampTtl(null)).isEqualTo(Duration.ofHours(12));
+    assertThat(broker.issue(h.scope(), null, Duration.ofHours(1)).expiresAt())
+        .isEqualTo(h.clock.instant().plus(Duration.ofHours(1)));
+  }
+
+  // --- policies -------------------------------------------------------------------------------
+
+  @Test
+  void withoutAPolicyRowThePolicyIsNoneAndNoLeaseIsIssued() {
+    fixtures.exec("DELETE FROM workspace_credential_policies");
+
+    LeaseGrant grant = broker.issue(h.scope());
+
+    assertThat(grant.hasLease()).isFalse();
+    assertThat(grant.snapshot().policy()).isEqualTo("none");
+    assertThat(grant.snapshot().source()).isEqualTo("default");
+    assertThat(grant.snapshot().leaseId()).isNull();
+    assertThat(grant.snapshot().installationId()).isNull();
+    assertThat(leases()).isZero();
+  }
+
+  @Test
+  void policyNoneStillAuthorizesTheScope() {
+    h.rows.workspacePolicy("ws-1", "none", null, "{}");
+    h.moveSession(STARTING, FAILED);
+
+    assertRejected(() -> broker.issue(h.scope()), CredentialException.SESSION_TERMINAL, "session is terminal");
+  }
+
+  @Test
+  void anExecutorOverrideWinsOverTheWorkspacePolicy() {
+    h.rows.executorPolicy("exec-byo", "none", null, "{}")
+        .executorPolicy("exec-pr", "github_app", 43L, "{\"contents\":\"write\",\"pull_requests\":\"write\"}");
+
+    LeaseGrant none = broker.issue(h.scope(), "exec-byo");
+    LeaseGrant pr = broker.issue(h.scope(), "exec-pr");
+    LeaseGrant unknownExecutor = broker.issue(h.scope(), "exec-other");
+
+    assertThat(none.hasLease()).isFalse();
+    assertThat(none.snapshot()).extracting(GitCredentialSnapshot::policy, GitCredentialSnapshot::source)
+        .containsExactly("none", "executor");
+    assertThat(pr.snapshot()).extracting(GitCredentialSnapshot::policy, GitCredentialSnapshot::source,
+        GitCredentialSnapshot::installationId).containsExactly("github_app", "executor", 43L);
+    assertThat(pr.snapshot().permissions()).containsEntry("pull_requests", "write");
+    assertThat(unknownExecutor.snapshot().source()).isEqualTo("workspace");
+  }
+
+  @Test
+  void aChangedPolicyRowChangesTheNextIssuanceAndInvalidatesOldLeases() {
+    LeaseGrant first = broker.issue(h.scope());
+    IssuedToken token = broker.mintToken(first.leaseId());
+    h.rows.workspacePolicy("ws-1", "github_app", BrokerHarness.INSTALLATION, "{\"contents\":\"read\"}");
+
+    LeaseGrant second = broker.issue(h.scope());
+
+    assertThat(second.snapshot().permissions()).isEqualTo(Map.of("contents", "read"));
+    assertRejected(() -> broker.redeem(token.token(), "github.com", "acme/widgets.git"),
+        CredentialException.LEASE_INVALID, "credential policy changed");
+  }
+
+  // --- minting and redemption -----------------------------------------------------------------
+
+  @Test
+  void mintStoresOnlyTheTokensHashAndRedeemReturnsTheInstallationToken() {
+    LeaseGrant grant = broker.issue(h.scope());
+    IssuedToken token = broker.mintToken(grant.leaseId());
+
+    assertThat(token.token()).matches("[A-Za-z0-9_-]{43}");
+    assertThat(token.toString()).doesNotContain(token.token()).contains(grant.leaseId());
+    assertThat(fixtures.string("SELECT encode(token_hash, 'hex') FROM credential_leases WHERE id = ?", grant.leaseId()))
+        .isEqualTo(HexFormat.of().formatHex(CredentialBroker.hash(token.token())));
+    assertThat(fixtures.dump("credential_leases")).doesNotContain(token.token());
+
+    GitCredential credential = broker.redeem(token.token(), "github.com", "acme/widgets.git");
+
+    assertThat(h.github.issued()).hasSize(1);
+    FakeIssued issued = FakeIssued.of(h);
+    assertThat(credential.username()).isEqualTo("x-access-token");
+    assertThat(credential.password()).isEqualTo(issued.token);
+    assertThat(issued.repositories).containsExactly("widgets");
+    assertThat(issued.permissions).isEqualTo(Map.of("contents", "write"));
+    assertThat(h.github.rejections()).isEmpty();
+    assertThat(credential.toString()).doesNotContain(credential.password());
+    assertThat(fixtures.dump("credential_leases")).doesNotContain(credential.password());
+  }
+
+  @Test
+  void theInstallationTokenIsCachedAcrossRedemptions() {
+    IssuedToken token = broker.mintToken(broker.issue(h.scope()).leaseId());
+
+    String first = broker.redeem(token.token(), "github.com", "/acme/widgets").password();
+    String second = broker.redeem(token.token(), "GitHub.com", "acme/widgets.git").password();
+
+    assertThat(second).isEqualTo(first);
+    assertThat(h.github.calls()).isEqualTo(1);
+  }
+
+  @Test
+  void redemptionIsRejectedOnceTheSessionIsTerminal() {
+    IssuedToken token = broker.mintToken(broker.issue(h.scope()).leaseId());
+    h.moveSession(STARTING, FAILED);
+
+    assertRejected(() -> broker.redeem(token.token(), "github.com", "acme/widgets.git"),
+        CredentialException.SESSION_TERMINAL, "session is terminal");
+    assertThat(h.github.calls()).isZero();
+  }
+
+  @Test
+  void mintIsRejectedOnceTheSessionIsTerminal() {
+    LeaseGrant grant = broker.issue(h.scope());
+    h.moveSession(STARTING, FAILED);
+
+    assertRejected(() -> broker.mintToken(grant.leaseId()), CredentialException.SESSION_TERMINAL, "session is terminal");
+  }
+
+  @Test
+  void redemptionForAnotherRepositoryIsDenied() {
+    IssuedToken token = broker.mintToken(broker.issue(h.scope()).leaseId());
+
+    assertRejected(() -> broker.redeem(token.token(), "github.com", "acme/gadgets.git"),
+        CredentialException.SCOPE_DENIED, "is not for this repository");
+    assertRejected(() -> broker.redeem(token.token(), "gitlab.com", "acme/widgets.git"),
+        CredentialException.SCOPE_DENIED, "is not for this repository");
+  }
+
+  @Test
+  void unknownAndMalformedTokensAreInvalid() {
+    broker.mintToken(broker.issue(h.scope()).leaseId());
+
+    assertRejected(() -> broker.redeem("A".repeat(43), "github.com", "acme/widgets"),
+        CredentialException.LEASE_INVALID, "unknown lease token");
+    assertRejected(() -> broker.redeem("short", "github.com", "acme/widgets"),
+        CredentialException.LEASE_INVALID, "malformed lease token");
+    assertRejected(() -> broker.mintToken("lease-missing"), CredentialException.LEASE_INVALID, "unknown lease");
+  }
+
+  @Test
+  void mintingAgainReplacesTheEarlierToken() {
+    String leaseId = broker.issue(h.scope()).leaseId();
+    IssuedToken first = broker.mintToken(leaseId);
+    IssuedToken second = broker.mintToken(leaseId);
+
+    assertRejected(() -> broker.redeem(first.token(), "github.com", "acme/widgets"),
+        CredentialException.LEASE_INVALID, "unknown lease token");
+    assertThat(broker.redeem(second.token(), "github.com", "acme/widgets").username()).isEqualTo("x-access-token");
+  }
+
+  // --- revocation and expiry ------------------------------------------------------------------
+
+  @Test
+  void aRevokedLeaseCannotBeMintedOrRedeemed() {
+    String leaseId = broker.issue(h.scope()).leaseId();
+    IssuedToken token = broker.mintToken(leaseId);
+
+    broker.revoke(leaseId);
+    broker.revoke(leaseId);
+
+    assertRejected(() -> broker.redeem(token.token(), "github.com", "acme/widgets"),
+        CredentialException.LEASE_INVALID, "is revoked");
+    assertRejected(() -> broker.mintToken(leaseId), CredentialException.LEASE_INVALID, "is revoked");
+  }
+
+  @Test
+  void revokeSessionRevokesEveryLiveLeaseOfTheSession() {
+    h.rows.repository("r2", "ws-1", "github.com", "acme", "gadgets").link("t1", "r2", 1);
+    List<LeaseScope> scopes = broker.scopesForSession("s1");
+    IssuedToken a = broker.mintToken(broker.issue(scopes.get(0)).leaseId());
+    IssuedToken b = broker.mintToken(broker.issue(scopes.get(1)).leaseId());
+
+    assertThat(broker.revokeSession("s1")).isEqualTo(2);
+    assertThat(broker.revokeSession("s1")).isZero();
+
+    assertRejected(() -> broker.redeem(a.token(), "github.com", "acme/widgets"), CredentialException.LEASE_INVALID, "revoked");
+    assertRejected(() -> broker.redeem(b.token(), "github.com", "acme/gadgets"), CredentialException.LEASE_INVALID, "revoked");
+  }
+
+  @Test
+  void anExpiredLeaseCannotBeRedeemedAndRedemptionRenewsExpiry() {
+    IssuedToken token = broker.mintToken(broker.issue(h.scope()).leaseId());
+    h.clock.advance(Duration.ofHours(11));
+    broker.redeem(token.token(), "github.com", "acme/widgets");
+
+    h.clock.advance(Duration.ofHours(11));
+    broker.redeem(token.token(), "github.com", "acme/widgets");
+
+    h.clock.advance(Duration.ofHours(12));
+    assertRejected(() -> broker.redeem(token.token(), "github.com", "acme/widgets"),
+        CredentialException.LEASE_INVALID, "has expired");
+    assertRejected(() -> broker.mintToken(token.leaseId()), CredentialException.LEASE_INVALID, "has expired");
+  }
+
+  @Test
+  void theDefaultWiringServesGitHubApp() {
+    CredentialBroker wired = h.defaultBroker(Optional.of(
+        new GitHubAppSettings(BrokerHarness.APP_ID, TestKeys.pkcs8Pem(h.appKeys.getPrivate()), h.github.apiBase())));
+
+    IssuedToken token = wired.mintToken(wired.issue(h.scope()).leaseId());
+
+    assertThat(wired.redeem(token.token(), "github.com", "acme/widgets").password())
+        .isEqualTo(h.github.issued().get(0).token());
+  }
+
+  @Test
+  void issueAllCreatesEveryLeaseOrNone() {
+    h.rows.repository("r2", "ws-1", "github.com", "acme", "gadgets").link("t1", "r2", 1);
+    List<LeaseScope> scopes = broker.scopesForSession("s1");
+
+    List<LeaseGrant> grants = broker.issueAll(scopes, null, null);
+
+    assertThat(grants).extracting(g -> g.snapshot().repository()).containsExactly("acme/widgets", "acme/gadgets");
+    assertThat(leases()).isEqualTo(2);
+
+    LeaseScope unlinked = LeaseScope.github("ws-1", "t1", "s1", "r3", "github.com", "acme/other");
+    assertRejected(() -> broker.issueAll(List.of(scopes.get(0), unlinked), null, null),
+        CredentialException.SCOPE_DENIED, "not linked");
+    assertThat(leases()).as("the first scope's lease was rolled back").isEqualTo(2);
+  }
+
+  @Test
+  void theSnapshotIsCamelCaseJsonAndRoundTrips() throws Exception {
+    GitCredentialSnapshot snapshot = broker.issue(h.scope()).snapshot();
+    var mapper = dev.kandev.recovery.activities.json.Json.mapper();
+
+    String json = mapper.writeValueAsString(snapshot);
+
+    assertThat(json).contains("\"installationId\":42", "\"leaseId\":\"lease-", "\"capturedAt\":", "\"version\":1");
+    assertThat(mapper.readValue(json, GitCredentialSnapshot.class)).isEqualTo(snapshot);
+    fixtures.exec("DELETE FROM workspace_credential_policies");
+    assertThat(mapper.writeValueAsString(broker.issue(h.scope()).snapshot()))
+        .doesNotContain("leaseId").doesNotContain("installationId").contains("\"policy\":\"none\"");
+  }
+
+  // --- scopes ---------------------------------------------------------------------------------
+
+  @Test
+  void scopesForSessionListsTheTasksRepositoriesInLinkOrder() {
+    h.rows.repository("r0", "ws-1", "ghe.example.com", "platform", "infra").link("t1", "r0", -1);
+
+    assertThat(broker.scopesForSession("s1")).containsExactly(
+        LeaseScope.github("ws-1", "t1", "s1", "r0", "ghe.example.com", "platform/infra"),
+        h.scope());
+    assertRejected(() -> broker.scopesForSession("nope"), CredentialException.SCOPE_DENIED, "unknown session");
+  }
+
+  @Test
+  void scopeNormalizationAndValidation() {
+    LeaseScope s = new LeaseScope(" ws-1 ", "t1", "s1", "r1", "GitHub.COM", "/acme/widgets.git/", "GitHub");
+    assertThat(s).isEqualTo(h.scope());
+    assertThat(s.owner()).isEqualTo("acme");
+    assertThat(s.name()).isEqualTo("widgets");
+    assertThat(new LeaseScope("w", "t", "s", "r", "github.com", "/acme/wid%67ets", "github").path()).isEqualTo("/acme/widgets");
+    assertThatThrownBy(() -> LeaseScope.github("w", "t", "s", "r", "github.com/evil", "a/b"))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("host");
+    assertThatThrownBy(() -> LeaseScope.github("w", "t", "s", "r", "user@github.com", "a/b"))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> new LeaseScope("w", "t", "s", "r", "github.com", "a/b", "github"))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("start with '/'");
+    assertThatThrownBy(() -> LeaseScope.github("w", "t", "s", "r", "github.com", "a/b?x=1"))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'?'");
+    assertThatThrownBy(() -> LeaseScope.github("w", "t", "s", "r", "github.com", "a/b#frag"))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> LeaseScope.github("w", "t", "s", "r", "github.com", "a/b/c"))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> new LeaseScope("w", "t", "s", "r", "gitlab.com", "/a/b", "gitlab"))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("provider");
+    assertThatThrownBy(() -> LeaseScope.github("w", "t", "", "r", "github.com", "a/b"))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("sessionId");
+  }
+
+  @Test
+  void secretsAreRedactedFromToStrings() {
+    String pem = TestKeys.pkcs8Pem(h.appKeys.getPrivate());
+    assertThat(new GitHubAppSettings("1", pem, null).toString()).doesNotContain("PRIVATE").contains("redacted");
+    assertThat(new GitCredential("x-access-token", "ghs_secret").toString()).doesNotContain("ghs_secret");
+  }
+
+  /** The one token the fake issued. */
+  private record FakeIssued(String token, List<String> repositories, Map<String, String> permissions) {
+    static FakeIssued of(BrokerHarness h) {
+      var r = h.github.issued().get(0);
+      return new FakeIssued(r.token(), r.repositories(), r.permissions());
+    }
+  }
+}

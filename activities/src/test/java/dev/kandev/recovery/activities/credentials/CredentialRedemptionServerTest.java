@@ -1,0 +1,223 @@
+package dev.kandev.recovery.activities.credentials;
+
+import static dev.kandev.recovery.workflows.model.SessionState.FAILED;
+import static dev.kandev.recovery.workflows.model.SessionState.STARTING;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.kandev.recovery.activities.testing.TestDatabase;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Real git, the project's credential helper and the loopback redemption endpoint together. */
+class CredentialRedemptionServerTest {
+  @RegisterExtension final TestDatabase db = new TestDatabase();
+  @TempDir Path dir;
+
+  private BrokerHarness h;
+  private CredentialRedemptionServer server;
+  private GitCredentialEnvironment environment;
+  private final HttpClient http = HttpClient.newHttpClient();
+
+  private record Run(int exit, String stdout, String stderr) {}
+
+  @BeforeEach
+  void setUp() {
+    h = new BrokerHarness(db);
+    server = CredentialRedemptionServer.start(h.broker, 0);
+    environment = new GitCredentialEnvironment(server.url(), CredentialHelper.install(dir.resolve("bin")));
+  }
+
+  @AfterEach
+  void tearDown() {
+    server.close();
+    h.close();
+  }
+
+  private IssuedToken lease() {
+    return h.broker.mintToken(h.broker.issue(h.scope()).leaseId());
+  }
+
+  /** {@code git credential fill} in a child with only the broker env (no user config, no prompts). */
+  private Run gitCredentialFill(Map<String, String> env, String input) throws IOException, InterruptedException {
+    ProcessBuilder builder = new ProcessBuilder("git", "credential", "fill").directory(dir.toFile());
+    builder.environment().clear();
+    builder.environment().put("PATH", System.getenv("PATH"));
+    builder.environment().put("HOME", dir.toString());
+    builder.environment().put("GIT_CONFIG_NOSYSTEM", "1");
+    builder.environment().putAll(env);
+    Process git = builder.start();
+    git.getOutputStream().write(input.getBytes(StandardCharsets.UTF_8));
+    git.getOutputStream().close();
+    assertThat(git.waitFor(30, TimeUnit.SECONDS)).as("git finished").isTrue();
+    return new Run(git.exitValue(), new String(git.getInputStream().readAllBytes(), StandardCharsets.UTF_8),
+        new String(git.getErrorStream().readAllBytes(), StandardCharsets.UTF_8));
+  }
+
+  private static final String WIDGETS_REQUEST = "protocol=https\nhost=github.com\npath=acme/widgets.git\n\n";
+
+  @Test
+  void gitObtainsTheInstallationTokenThroughTheHelperAndTheEndpoint() throws Exception {
+    IssuedToken token = lease();
+    Map<String, String> env = environment.forToken(token);
+
+    Run run = gitCredentialFill(env, WIDGETS_REQUEST);
+
+    assertThat(run.exit()).as(run.stderr()).isZero();
+    String installationToken = h.github.issued().get(0).token();
+    assertThat(run.stdout()).contains("username=x-access-token\n", "password=" + installationToken + "\n",
+        "host=github.com\n", "path=acme/widgets.git\n");
+    assertThat(env).containsEntry("GIT_TERMINAL_PROMPT", "0")
+        .containsEntry("GIT_CONFIG_KEY_1", "credential.https://github.com.helper")
+        .containsEntry("GIT_CONFIG_KEY_2", "credential.useHttpPath")
+        .containsEntry("KANDEV_CREDENTIAL_BROKER_URL", server.url().toString());
+    assertThat(h.db.fixtures().string("SELECT last_redeemed_at IS NOT NULL FROM credential_leases")).isEqualTo("t");
+  }
+
+  @Test
+  void gitGetsNothingOnceTheSessionIsTerminalAndSeesWhy() throws Exception {
+    IssuedToken token = lease();
+    h.moveSession(STARTING, FAILED);
+
+    Run run = gitCredentialFill(environment.forToken(token), WIDGETS_REQUEST);
+
+    assertThat(run.exit()).isNotZero();
+    assertThat(run.stdout()).doesNotContain("password=");
+    assertThat(run.stderr()).contains("403").contains("session is terminal").doesNotContain(token.token());
+    assertThat(h.github.calls()).isZero();
+  }
+
+  @Test
+  void gitGetsNothingForARevokedLease() throws Exception {
+    IssuedToken token = lease();
+    h.broker.revokeSession("s1");
+
+    Run run = gitCredentialFill(environment.forToken(token), WIDGETS_REQUEST);
+
+    assertThat(run.exit()).isNotZero();
+    assertThat(run.stderr()).contains("401").contains("revoked");
+  }
+
+  @Test
+  void withSeveralRepositoriesEachGetsItsOwnLease() throws Exception {
+    h.rows.repository("r2", "ws-1", "github.com", "acme", "gadgets").link("t1", "r2", 1);
+    java.util.List<IssuedToken> tokens = h.broker.issueAll(h.broker.scopesForSession("s1"), null, null).stream()
+        .map(grant -> h.broker.mintToken(grant.leaseId())).toList();
+    Map<String, String> env = environment.forTokens(tokens);
+
+    Run widgets = gitCredentialFill(env, WIDGETS_REQUEST);
+    Run gadgets = gitCredentialFill(env, "protocol=https\nhost=github.com\npath=acme/gadgets\n\n");
+    Run other = gitCredentialFill(env, "protocol=https\nhost=github.com\npath=acme/other.git\n\n");
+
+    assertThat(widgets.exit()).as(widgets.stderr()).isZero();
+    assertThat(gadgets.exit()).as(gadgets.stderr()).isZero();
+    assertThat(h.github.issued()).extracting(r -> r.repositories().get(0)).containsExactly("widgets", "gadgets");
+    assertThat(widgets.stdout()).contains("password=" + h.github.issued().get(0).token());
+    assertThat(gadgets.stdout()).contains("password=" + h.github.issued().get(1).token());
+    assertThat(other.exit()).as("no helper for an unleased repository").isNotZero();
+    assertThat(h.github.calls()).isEqualTo(2);
+    assertThat(h.db.fixtures().count("SELECT count(*) FROM credential_leases WHERE last_redeemed_at IS NOT NULL"))
+        .isEqualTo(2);
+  }
+
+  @Test
+  void theHelperIsOnlyConfiguredForTheLeasesHost() throws Exception {
+    Run run = gitCredentialFill(environment.forToken(lease()), "protocol=https\nhost=gitlab.com\npath=acme/widgets.git\n\n");
+
+    assertThat(run.exit()).as("no helper answers and prompts are off").isNotZero();
+    assertThat(h.github.calls()).isZero();
+  }
+
+  @Test
+  void theHelperFailsClearlyWithoutItsEnvironmentAndIgnoresStoreAndErase() throws Exception {
+    Path helper = dir.resolve("bin").resolve(CredentialHelper.FILE_NAME);
+    Process get = new ProcessBuilder(helper.toString(), "get").start();
+    get.getOutputStream().close();
+    assertThat(get.waitFor(10, TimeUnit.SECONDS)).isTrue();
+    assertThat(get.exitValue()).isNotZero();
+    assertThat(new String(get.getErrorStream().readAllBytes(), StandardCharsets.UTF_8))
+        .contains("KANDEV_CREDENTIAL_BROKER_URL is not set");
+
+    Process store = new ProcessBuilder(helper.toString(), "store").start();
+    store.getOutputStream().write("username=x\npassword=y\n".getBytes(StandardCharsets.UTF_8));
+    store.getOutputStream().close();
+    assertThat(store.waitFor(10, TimeUnit.SECONDS)).isTrue();
+    assertThat(store.exitValue()).isZero();
+  }
+
+  // --- the endpoint's answers to malformed or refused requests ---------------------------------
+
+  private HttpResponse<String> post(String authorization, String body) throws Exception {
+    HttpRequest.Builder request = HttpRequest.newBuilder(server.url()).POST(HttpRequest.BodyPublishers.ofString(body));
+    if (authorization != null) {
+      request.header("Authorization", authorization);
+    }
+    return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  @Test
+  void malformedRequestsAre400() throws Exception {
+    String bearer = "Bearer " + lease().token();
+
+    assertThat(post(null, WIDGETS_REQUEST).statusCode()).isEqualTo(400);
+    assertThat(post("Basic abc", WIDGETS_REQUEST).statusCode()).isEqualTo(400);
+    assertThat(post(bearer, "").statusCode()).isEqualTo(400);
+    assertThat(post(bearer, "protocol=https\nhost=github.com\n").body()).contains("useHttpPath");
+    assertThat(post(bearer, "this is not git\n").statusCode()).isEqualTo(400);
+    assertThat(post(bearer, "protocol=http\nhost=github.com\npath=acme/widgets\n").body()).contains("only https");
+    assertThat(post(bearer, "protocol=https\nhost=github.com\npath=acme/widgets/extra\n").statusCode()).isEqualTo(400);
+    assertThat(post(bearer, "protocol=https\nhost=git@hub\npath=acme/widgets\n").statusCode()).isEqualTo(400);
+    assertThat(post(bearer, "path=" + "x".repeat(CredentialRedemptionServer.MAX_BODY_BYTES)).statusCode()).isEqualTo(400);
+    HttpResponse<String> get = http.send(HttpRequest.newBuilder(server.url()).GET().build(), HttpResponse.BodyHandlers.ofString());
+    assertThat(get.statusCode()).isEqualTo(405);
+    assertThat(h.github.calls()).isZero();
+  }
+
+  @Test
+  void refusalsCarryAStatusAndAShortNonSecretReason() throws Exception {
+    IssuedToken token = lease();
+    String bearer = "Bearer " + token.token();
+
+    HttpResponse<String> unknown = post("Bearer " + "B".repeat(43), WIDGETS_REQUEST);
+    HttpResponse<String> otherRepo = post(bearer, "protocol=https\nhost=github.com\npath=acme/gadgets.git\n");
+    h.github.failNext(503, 1);
+    HttpResponse<String> unavailable = post(bearer, WIDGETS_REQUEST);
+    h.github.failNext(404, 1);
+    HttpResponse<String> rejected = post(bearer, WIDGETS_REQUEST);
+
+    assertThat(unknown.statusCode()).isEqualTo(401);
+    assertThat(unknown.body()).startsWith("error=CREDENTIAL_LEASE_INVALID");
+    assertThat(otherRepo.statusCode()).isEqualTo(403);
+    assertThat(unavailable.statusCode()).isEqualTo(503);
+    assertThat(unavailable.body()).contains("CREDENTIAL_PROVIDER_UNAVAILABLE");
+    assertThat(rejected.statusCode()).isEqualTo(502);
+    for (HttpResponse<String> r : java.util.List.of(unknown, otherRepo, unavailable, rejected)) {
+      assertThat(r.body()).doesNotContain(token.token()).doesNotContain("password=");
+    }
+    assertThat(post(bearer, WIDGETS_REQUEST).statusCode()).isEqualTo(200);
+  }
+
+  @Test
+  void theChildEnvironmentRefusesANonLoopbackPlainHttpBroker() {
+    Path helper = dir.resolve("bin").resolve(CredentialHelper.FILE_NAME);
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () -> new GitCredentialEnvironment(URI.create("http://example.com/v1/git-credential"), helper))
+        .isInstanceOf(IllegalArgumentException.class);
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () -> new GitCredentialEnvironment(URI.create("https://u:p@example.com/x"), helper))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThat(Files.isExecutable(helper)).isTrue();
+  }
+}

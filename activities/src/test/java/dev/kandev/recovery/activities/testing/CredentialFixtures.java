@@ -1,0 +1,43 @@
+package dev.kandev.recovery.activities.testing;
+
+/** Rows of the credential broker's tables (V3), written with plain SQL. */
+public final class CredentialFixtures {
+  private final Fixtures fixtures;
+
+  public CredentialFixtures(Fixtures fixtures) {
+    this.fixtures = fixtures;
+  }
+
+  public CredentialFixtures repository(String id, String workspaceId, String host, String owner, String name) {
+    fixtures.exec("INSERT INTO repositories (id, workspace_id, host, owner, name) VALUES (?, ?, ?, ?, ?)",
+        id, workspaceId, host, owner, name);
+    return this;
+  }
+
+  public CredentialFixtures link(String taskId, String repositoryId, int position) {
+    fixtures.exec("INSERT INTO task_repositories (task_id, repository_id, position) VALUES (?, ?, ?)",
+        taskId, repositoryId, position);
+    return this;
+  }
+
+  /** Sets (insert or replace) the workspace's policy; {@code installationId} may be null. */
+  public CredentialFixtures workspacePolicy(String workspaceId, String policy, Long installationId, String permissionsJson) {
+    fixtures.exec("INSERT INTO workspace_credential_policies (workspace_id, policy, installation_id, permissions)"
+            + " VALUES (?, ?, ?, ?::jsonb) ON CONFLICT (workspace_id) DO UPDATE SET policy = EXCLUDED.policy,"
+            + " installation_id = EXCLUDED.installation_id, permissions = EXCLUDED.permissions, updated_at = now()",
+        workspaceId, policy, installationId, permissionsJson);
+    return this;
+  }
+
+  public CredentialFixtures executorPolicy(String executorId, String policy, Long installationId, String permissionsJson) {
+    fixtures.exec("INSERT INTO executor_credential_policies (executor_id, policy, installation_id, permissions)"
+            + " VALUES (?, ?, ?, ?::jsonb) ON CONFLICT (executor_id) DO UPDATE SET policy = EXCLUDED.policy,"
+            + " installation_id = EXCLUDED.installation_id, permissions = EXCLUDED.permissions, updated_at = now()",
+        executorId, policy, installationId, permissionsJson);
+    return this;
+  }
+
+  public Fixtures fixtures() {
+    return fixtures;
+  }
+}
