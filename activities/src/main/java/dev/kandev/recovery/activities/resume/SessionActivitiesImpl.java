@@ -33,12 +33,10 @@ public final class SessionActivitiesImpl implements SessionActivities {
   private final ObjectMapper json;
   private final Predicate<String> isKnownAgent;
   private final Predicate<String> isAgentRunning;
-  private final Predicate<String> isTurnActive;
 
   /**
    * @param isKnownAgent whether an agent id has a profile on this worker
    * @param isAgentRunning whether this worker already runs the agent of a session id
-   * @param isTurnActive whether a prompt turn of a session id is in flight on this worker
    */
   public SessionActivitiesImpl(
       SessionStore sessions,
@@ -46,15 +44,13 @@ public final class SessionActivitiesImpl implements SessionActivities {
       TaskStore tasks,
       ObjectMapper json,
       Predicate<String> isKnownAgent,
-      Predicate<String> isAgentRunning,
-      Predicate<String> isTurnActive) {
+      Predicate<String> isAgentRunning) {
     this.sessions = sessions;
     this.identities = identities;
     this.tasks = tasks;
     this.json = json;
     this.isKnownAgent = isKnownAgent;
     this.isAgentRunning = isAgentRunning;
-    this.isTurnActive = isTurnActive;
   }
 
   @Override
@@ -105,23 +101,21 @@ public final class SessionActivitiesImpl implements SessionActivities {
 
   @Override
   public void persistCredentialSnapshot(String sessionId, GitCredentialSnapshot snapshot, long fencingToken) {
-    GuardedWriteResult result = sessions.writeMetadataEntry(
-        sessionId, SNAPSHOT_KEY, json.valueToTree(snapshot), Set.of(STARTING), Fence.of(fencingToken));
+    JsonNode value = snapshot == null ? null : json.valueToTree(snapshot);
+    GuardedWriteResult result =
+        sessions.writeMetadataEntry(sessionId, SNAPSHOT_KEY, value, Set.of(STARTING), Fence.of(fencingToken));
     requireWon(sessionId, result.outcome(), result.state(), "persisting the credential snapshot");
   }
 
   @Override
   public SessionState settleSession(String sessionId, long fencingToken) {
-    SessionState settled = isTurnActive.test(sessionId) ? SessionState.RUNNING : SessionState.WAITING_FOR_INPUT;
-    TransitionResult result =
-        sessions.transition(sessionId, Set.of(STARTING), settled, "resume settled", "", Fence.of(fencingToken));
-    requireWon(sessionId, result.outcome(), result.now(), "settling at " + settled);
-    if (settled == SessionState.WAITING_FOR_INPUT) {
-      // The turn is finished: the task belongs in the review ("Turn Finished") bucket.
-      String taskId = sessions.get(sessionId).taskId();
-      tasks.transitionTask(taskId, TASK_STATES_SETTLING_TO_REVIEW, "REVIEW");
-    }
-    return settled;
+    // A resumed agent is idle: like Kandev, a resume never re-sends a prompt, so no turn runs yet.
+    TransitionResult result = sessions.transition(
+        sessionId, Set.of(STARTING), SessionState.WAITING_FOR_INPUT, "resume settled", "", Fence.of(fencingToken));
+    requireWon(sessionId, result.outcome(), result.now(), "settling at WAITING_FOR_INPUT");
+    // The turn is finished: the task belongs in the review ("Turn Finished") bucket.
+    tasks.transitionTask(sessions.get(sessionId).taskId(), TASK_STATES_SETTLING_TO_REVIEW, "REVIEW");
+    return SessionState.WAITING_FOR_INPUT;
   }
 
   @Override

@@ -1,16 +1,17 @@
 package dev.kandev.recovery.workflows.resume;
 
 import io.temporal.activity.ActivityInterface;
+import java.util.List;
 
 /** The agent process host of this worker. */
 @ActivityInterface
 public interface AgentActivities {
   /**
-   * Launches the session's agent with the lease's credential environment, runs ACP {@code
+   * Launches the session's agent with the leases' credential environment, runs ACP {@code
    * initialize} and loads the stored session (or creates one if there is none). Failure types are
    * the names of {@code AgentFailureClass}; none of them touches the stored token.
    */
-  LaunchOutcome launchAgent(String sessionId, String leaseId, long fencingToken);
+  LaunchOutcome launchAgent(String sessionId, List<String> leaseIds, long fencingToken);
 
   /** Compensation: stops the session's agent if this host runs one. Idempotent. */
   void stopAgent(String sessionId);

@@ -73,13 +73,13 @@ public class ResumeSessionWorkflowImpl implements ResumeSessionWorkflow {
       saga.addCompensation(credentials::revokeCredentialLeases, sessionId);
       CredentialLease lease = credentials.issueCredentialLease(sessionId);
 
-      enter(ResumeStep.PERSIST_CREDENTIAL_SNAPSHOT, "policy " + lease.snapshot().policy());
+      enter(ResumeStep.PERSIST_CREDENTIAL_SNAPSHOT, lease.describe());
       saga.addCompensation(sessions::restoreCredentialSnapshot, sessionId, context.previousSnapshot(), attempt.fence);
       sessions.persistCredentialSnapshot(sessionId, lease.snapshot(), attempt.fence);
 
       enter(ResumeStep.LAUNCH_AGENT, context.resumeToken().isEmpty() ? "session/new" : "session/load " + context.resumeToken());
       saga.addCompensation(agents::stopAgent, sessionId);
-      LaunchOutcome launched = launcher.launchAgent(sessionId, lease.leaseId(), attempt.fence);
+      LaunchOutcome launched = launcher.launchAgent(sessionId, lease.leaseIds(), attempt.fence);
 
       enter(ResumeStep.SETTLE_SESSION, "agent " + launched.agentName() + " pid " + launched.pid());
       SessionState finalState = sessions.settleSession(sessionId, attempt.fence);

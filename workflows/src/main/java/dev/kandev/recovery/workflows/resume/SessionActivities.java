@@ -26,10 +26,16 @@ public interface SessionActivities {
    */
   void markStarting(String sessionId, SessionState priorState, String reason, long fencingToken);
 
-  /** Writes {@code metadata.git_credential_snapshot}, only while the session is STARTING. */
+  /**
+   * Writes {@code metadata.git_credential_snapshot} (null: removes a stale one), only while the
+   * session is STARTING.
+   */
   void persistCredentialSnapshot(String sessionId, GitCredentialSnapshot snapshot, long fencingToken);
 
-  /** {@code STARTING → WAITING_FOR_INPUT} (or RUNNING while a turn runs); the task's review state follows. */
+  /**
+   * {@code STARTING → WAITING_FOR_INPUT} (a resumed agent is idle: no prompt is re-sent); a task that
+   * was IN_PROGRESS moves to REVIEW, the Turn Finished bucket.
+   */
   SessionState settleSession(String sessionId, long fencingToken);
 
   /**

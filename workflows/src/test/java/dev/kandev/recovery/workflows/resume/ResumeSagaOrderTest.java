@@ -143,10 +143,10 @@ class ResumeSagaOrderTest {
     @Override public void restoreCredentialSnapshot(String sessionId, GitCredentialSnapshot p, long fence) { call("restoreCredentialSnapshot"); }
     @Override public CredentialLease issueCredentialLease(String sessionId) {
       call("issueCredentialLease");
-      return new CredentialLease(null, new GitCredentialSnapshot(1, "none", "workspace", null));
+      return new CredentialLease(List.of(), new GitCredentialSnapshot(1, "none", null, null, null, null, null, null, null, "default", "2026-01-01T00:00:00Z"));
     }
     @Override public void revokeCredentialLeases(String sessionId) { call("revokeCredentialLeases"); }
-    @Override public LaunchOutcome launchAgent(String sessionId, String leaseId, long fence) {
+    @Override public LaunchOutcome launchAgent(String sessionId, List<String> leaseIds, long fence) {
       call("launchAgent");
       return new LaunchOutcome("tok-1", true, 42, "test-agent");
     }

@@ -1,0 +1,114 @@
+package dev.kandev.recovery.activities.resume;
+
+import dev.kandev.recovery.activities.acp.AgentHost;
+import dev.kandev.recovery.activities.acp.AgentLaunchException;
+import dev.kandev.recovery.activities.acp.LaunchRequest;
+import dev.kandev.recovery.activities.acp.LaunchResult;
+import dev.kandev.recovery.activities.credentials.CredentialBroker;
+import dev.kandev.recovery.activities.credentials.CredentialException;
+import dev.kandev.recovery.activities.credentials.GitCredentialEnvironment;
+import dev.kandev.recovery.activities.credentials.IssuedToken;
+import dev.kandev.recovery.activities.store.Fence;
+import dev.kandev.recovery.activities.store.SessionRecord;
+import dev.kandev.recovery.activities.store.SessionStore;
+import dev.kandev.recovery.workflows.resume.AgentActivities;
+import dev.kandev.recovery.workflows.resume.LaunchOutcome;
+import io.temporal.activity.Activity;
+import io.temporal.activity.ActivityExecutionContext;
+import io.temporal.client.ActivityCompletionException;
+import io.temporal.failure.ApplicationFailure;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * The launch step: mints the lease tokens (the only place a secret exists), hands them to the
+ * child's environment, and launches the agent on this worker's host while heartbeating, so a dead
+ * worker or a cancelled resume is noticed and the half-started agent stopped.
+ */
+public final class AgentActivitiesImpl implements AgentActivities {
+  private static final Duration HEARTBEAT_EVERY = Duration.ofSeconds(5);
+
+  private final AgentHost host;
+  private final SessionStore sessions;
+  private final CredentialBroker broker;
+  private final GitCredentialEnvironment credentialEnvironment;
+
+  public AgentActivitiesImpl(
+      AgentHost host, SessionStore sessions, CredentialBroker broker, GitCredentialEnvironment credentialEnvironment) {
+    this.host = host;
+    this.sessions = sessions;
+    this.broker = broker;
+    this.credentialEnvironment = credentialEnvironment;
+  }
+
+  @Override
+  public LaunchOutcome launchAgent(String sessionId, List<String> leaseIds, long fencingToken) {
+    SessionRecord session = sessions.get(sessionId);
+    List<IssuedToken> tokens = mintTokens(leaseIds);
+    Map<String, String> env = tokens.isEmpty() ? Map.of() : credentialEnvironment.forTokens(tokens);
+    LaunchRequest request = new LaunchRequest(
+        sessionId, session.agentId(), Path.of(session.workspacePath().isEmpty() ? "." : session.workspacePath()),
+        env, Fence.of(fencingToken));
+    CompletableFuture<LaunchResult> launch = CompletableFuture.supplyAsync(() -> host.launch(request));
+    ActivityExecutionContext activity = Activity.getExecutionContext();
+    try {
+      LaunchResult result = awaitHeartbeating(launch, activity);
+      return new LaunchOutcome(result.providerSessionId(), result.loaded(), result.pid(), result.agentName());
+    } catch (AgentLaunchException e) {
+      throw ApplicationFailure.newNonRetryableFailure(redact(e.getMessage(), tokens), e.failureClass().type());
+    } catch (ActivityCompletionException e) {
+      // Cancelled, or the workflow no longer waits: the launch must not leave an agent behind.
+      launch.whenComplete((r, t) -> host.stop(sessionId));
+      host.stop(sessionId);
+      throw e;
+    }
+  }
+
+  @Override
+  public void stopAgent(String sessionId) {
+    host.stop(sessionId);
+  }
+
+  private List<IssuedToken> mintTokens(List<String> leaseIds) {
+    try {
+      return leaseIds.stream().map(broker::mintToken).toList();
+    } catch (CredentialException e) {
+      throw CredentialActivitiesImpl.asFailure(e);
+    }
+  }
+
+  private static LaunchResult awaitHeartbeating(CompletableFuture<LaunchResult> launch, ActivityExecutionContext activity) {
+    while (true) {
+      activity.heartbeat(null);
+      try {
+        return launch.get(HEARTBEAT_EVERY.toMillis(), TimeUnit.MILLISECONDS);
+      } catch (TimeoutException e) {
+        // still launching
+      } catch (ExecutionException e) {
+        if (e.getCause() instanceof RuntimeException runtime) {
+          throw runtime;
+        }
+        throw new IllegalStateException(e.getCause());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted while launching", e);
+      }
+    }
+  }
+
+  /** An agent's stderr could echo its environment; no lease token leaves the worker in a failure. */
+  static String redact(String message, Collection<IssuedToken> tokens) {
+    String redacted = message;
+    for (IssuedToken token : tokens) {
+      redacted = redacted.replace(token.token(), "[redacted lease token]");
+    }
+    return redacted;
+  }
+}
