@@ -224,6 +224,8 @@ class CredentialBrokerTest {
     assertThat(second.snapshot().permissions()).isEqualTo(Map.of("contents", "read"));
     assertRejected(() -> broker.redeem(token.token(), "github.com", "acme/widgets.git"),
         CredentialException.LEASE_INVALID, "credential policy changed");
+    assertRejected(() -> broker.mintToken(first.leaseId()), CredentialException.LEASE_INVALID, "credential policy changed");
+    assertThat(broker.mintToken(second.leaseId()).leaseId()).isEqualTo(second.leaseId());
   }
 
   // --- minting and redemption -----------------------------------------------------------------
