@@ -130,8 +130,8 @@ public final class CredentialBroker {
    * Re-authorizes the lease's scope and gives it a new secret token (any earlier token stops
    * working); only the token's SHA-256 is stored. The TTL restarts.
    *
-   * @throws CredentialException {@code LEASE_INVALID} (unknown, revoked, expired), {@code
-   *     SESSION_TERMINAL} or {@code SCOPE_DENIED}
+   * @throws CredentialException {@code LEASE_INVALID} (unknown, revoked, expired, policy changed),
+   *     {@code SESSION_TERMINAL} or {@code SCOPE_DENIED}
    */
   public IssuedToken mintToken(String leaseId) {
     return Transactions.run(dataSource, "mint token for credential lease " + leaseId, c -> {
@@ -140,6 +140,7 @@ public final class CredentialBroker {
       Instant now = now();
       rejectUnusable(lease, now);
       ScopeAuthorizer.authorize(c, lease.scope());
+      requireCurrentBinding(c, lease);
       String token = newToken();
       Instant expiresAt = now.plus(lease.ttl());
       leases.setTokenHash(c, lease.id(), hash(token), now, expiresAt);
@@ -240,11 +241,16 @@ public final class CredentialBroker {
       throw CredentialException.scopeDenied("lease " + lease.id() + " is not for this repository");
     }
     ScopeAuthorizer.authorize(c, lease.scope());
+    requireCurrentBinding(c, lease);
+    return lease;
+  }
+
+  /** A lease serves only the policy it was issued under; a changed policy needs a new lease. */
+  private void requireCurrentBinding(Connection c, LeaseRecord lease) throws SQLException {
     ResolvedPolicy current = policies.resolve(c, lease.scope().workspaceId(), lease.executorId());
     if (!current.equals(lease.binding())) {
       throw CredentialException.leaseInvalid("credential policy changed since lease " + lease.id() + " was issued");
     }
-    return lease;
   }
 
   /** Truncated to PostgreSQL's timestamp precision, so stored and compared instants agree. */

@@ -70,12 +70,19 @@ public record GitHubAppSettings(String appId, String privateKeyPem, URI apiBase,
     }
     String base = env.get(ENV_API_BASE);
     String timeout = env.get(ENV_TIMEOUT_SECONDS);
-    return Optional.of(
-        new GitHubAppSettings(
-            appId,
-            pem,
-            base == null || base.isBlank() ? DEFAULT_API_BASE : URI.create(base.trim()),
-            timeout == null || timeout.isBlank() ? DEFAULT_TIMEOUT : Duration.ofSeconds(Long.parseLong(timeout.trim()))));
+    URI apiBase;
+    Duration requestTimeout;
+    try {
+      apiBase = base == null || base.isBlank() ? DEFAULT_API_BASE : URI.create(base.trim());
+      requestTimeout =
+          timeout == null || timeout.isBlank() ? DEFAULT_TIMEOUT : Duration.ofSeconds(Long.parseLong(timeout.trim()));
+    } catch (IllegalArgumentException e) {
+      throw CredentialException.configInvalid(ENV_API_BASE + " or " + ENV_TIMEOUT_SECONDS + " is malformed", null);
+    }
+    if (requestTimeout.isNegative() || requestTimeout.isZero()) {
+      throw CredentialException.configInvalid(ENV_TIMEOUT_SECONDS + " must be positive", null);
+    }
+    return Optional.of(new GitHubAppSettings(appId, pem, apiBase, requestTimeout));
   }
 
   private static URI stripTrailingSlash(URI uri) {

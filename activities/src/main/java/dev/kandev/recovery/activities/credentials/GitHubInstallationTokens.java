@@ -108,7 +108,7 @@ final class GitHubInstallationTokens {
       return token;
     }
     String reason = what + ": GitHub answered " + status + githubMessage(response.body());
-    if (status == 429 || status >= 500 || status == 403 && isRateLimit(response)) {
+    if (status == 429 || status >= 500 || (status == 403 && isRateLimit(response))) {
       throw CredentialException.providerUnavailable(reason, null);
     }
     throw CredentialException.providerRejected(reason);

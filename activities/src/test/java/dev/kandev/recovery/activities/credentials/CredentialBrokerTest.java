@@ -110,6 +110,28 @@ class CredentialBrokerTest {
   }
 
   @Test
+  void issuanceRacingATerminalTransitionWaitsForItAndSeesTheCommittedState() throws Exception {
+    var pool = java.util.concurrent.Executors.newSingleThreadExecutor();
+    try (java.sql.Connection c = db.dataSource().getConnection()) {
+      c.setAutoCommit(false);
+      try (var update = c.createStatement()) {
+        update.execute("UPDATE task_sessions SET state = 'CANCELLED' WHERE id = 's1'");
+      }
+      var issuing = pool.submit(() -> broker.issue(h.scope()));
+      Thread.sleep(300);
+      assertThat(issuing.isDone()).as("issuance waits for the in-flight transition").isFalse();
+      c.commit();
+
+      assertThatThrownBy(() -> issuing.get(10, java.util.concurrent.TimeUnit.SECONDS))
+          .hasCauseInstanceOf(CredentialException.class)
+          .hasMessageContaining("session is terminal");
+    } finally {
+      pool.shutdownNow();
+    }
+    assertThat(leases()).isZero();
+  }
+
+  @Test
   void issueRejectsAnUnknownSession() {
     assertRejected(() -> broker.issue(LeaseScope.github("ws-1", "t1", "nope", "r1", "github.com", "acme/widgets")),
         CredentialException.SCOPE_DENIED, "unknown session nope");
@@ -224,6 +246,8 @@ class CredentialBrokerTest {
     assertThat(second.snapshot().permissions()).isEqualTo(Map.of("contents", "read"));
     assertRejected(() -> broker.redeem(token.token(), "github.com", "acme/widgets.git"),
         CredentialException.LEASE_INVALID, "credential policy changed");
+    assertRejected(() -> broker.mintToken(first.leaseId()), CredentialException.LEASE_INVALID, "credential policy changed");
+    assertThat(broker.mintToken(second.leaseId()).leaseId()).isEqualTo(second.leaseId());
   }
 
   // --- minting and redemption -----------------------------------------------------------------

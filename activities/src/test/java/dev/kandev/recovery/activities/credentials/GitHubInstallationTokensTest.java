@@ -228,6 +228,13 @@ class GitHubInstallationTokensTest {
     assertThatThrownBy(() -> GitHubAppSettings.fromEnvironment(Map.of(
             GitHubAppSettings.ENV_APP_ID, "777", GitHubAppSettings.ENV_PRIVATE_KEY_FILE, dir.resolve("missing.pem").toString())))
         .isInstanceOfSatisfying(CredentialException.class, e -> assertThat(e.type()).isEqualTo(CredentialException.CONFIG_INVALID));
+    assertThatThrownBy(() -> GitHubAppSettings.fromEnvironment(Map.of(
+            GitHubAppSettings.ENV_APP_ID, "777", GitHubAppSettings.ENV_PRIVATE_KEY, "pem",
+            GitHubAppSettings.ENV_TIMEOUT_SECONDS, "ten")))
+        .isInstanceOfSatisfying(CredentialException.class, e -> assertThat(e.type()).isEqualTo(CredentialException.CONFIG_INVALID));
+    assertThatThrownBy(() -> GitHubAppSettings.fromEnvironment(Map.of(GitHubAppSettings.ENV_APP_ID, "777")))
+        .isInstanceOfSatisfying(CredentialException.class, e -> assertThat(e.type()).isEqualTo(CredentialException.CONFIG_MISSING))
+        .hasMessageContaining(GitHubAppSettings.ENV_PRIVATE_KEY_FILE);
   }
 
   private static java.security.PrivateKey weakKey() {
