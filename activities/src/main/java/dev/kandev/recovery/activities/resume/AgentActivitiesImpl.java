@@ -6,6 +6,7 @@ import dev.kandev.recovery.activities.acp.LaunchRequest;
 import dev.kandev.recovery.activities.acp.LaunchResult;
 import dev.kandev.recovery.activities.credentials.CredentialBroker;
 import dev.kandev.recovery.activities.credentials.CredentialException;
+import dev.kandev.recovery.activities.credentials.CredentialFailures;
 import dev.kandev.recovery.activities.credentials.GitCredentialEnvironment;
 import dev.kandev.recovery.activities.credentials.IssuedToken;
 import dev.kandev.recovery.activities.store.Fence;
@@ -80,7 +81,7 @@ public final class AgentActivitiesImpl implements AgentActivities {
     try {
       return leaseIds.stream().map(broker::mintToken).toList();
     } catch (CredentialException e) {
-      throw CredentialActivitiesImpl.asFailure(e);
+      throw CredentialFailures.toApplicationFailure(e);
     }
   }
 

@@ -2,11 +2,11 @@ package dev.kandev.recovery.activities.resume;
 
 import dev.kandev.recovery.activities.credentials.CredentialBroker;
 import dev.kandev.recovery.activities.credentials.CredentialException;
+import dev.kandev.recovery.activities.credentials.CredentialFailures;
 import dev.kandev.recovery.activities.credentials.LeaseGrant;
 import dev.kandev.recovery.activities.credentials.LeaseScope;
 import dev.kandev.recovery.workflows.resume.CredentialActivities;
 import dev.kandev.recovery.workflows.resume.CredentialLease;
-import io.temporal.failure.ApplicationFailure;
 import java.util.List;
 import java.util.Objects;
 
@@ -29,19 +29,12 @@ public final class CredentialActivitiesImpl implements CredentialActivities {
       // The first linked repository is the task's primary one; its routing is what the task shows.
       return new CredentialLease(leaseIds, grants.get(0).snapshot());
     } catch (CredentialException e) {
-      throw asFailure(e);
+      throw CredentialFailures.toApplicationFailure(e);
     }
   }
 
   @Override
   public void revokeCredentialLeases(String sessionId) {
     broker.revokeSession(sessionId);
-  }
-
-  /** The broker's stable type and retryability; its messages never carry a secret. */
-  static ApplicationFailure asFailure(CredentialException e) {
-    return e.retryable()
-        ? ApplicationFailure.newFailure(e.getMessage(), e.type())
-        : ApplicationFailure.newNonRetryableFailure(e.getMessage(), e.type());
   }
 }
