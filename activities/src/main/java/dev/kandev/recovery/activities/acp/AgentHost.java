@@ -65,6 +65,8 @@ public final class AgentHost implements AutoCloseable {
   private final ObjectMapper json = Json.mapper();
   private final Map<String, String> workerEnv = System.getenv();
   private final Map<String, RunningAgent> running = new ConcurrentHashMap<>();
+  /** Serialises launch and stop per session, so a session never has two agents. */
+  private final Map<String, ReentrantLock> sessionLocks = new ConcurrentHashMap<>();
 
   public AgentHost(
       SessionStore sessions,
@@ -122,6 +124,20 @@ public final class AgentHost implements AutoCloseable {
    *     says failed, and the stored token is untouched
    */
   public LaunchResult launch(LaunchRequest request) {
+    ReentrantLock lock = sessionLock(request.sessionId());
+    lock.lock();
+    try {
+      return launchLocked(request);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private ReentrantLock sessionLock(String sessionId) {
+    return sessionLocks.computeIfAbsent(sessionId, id -> new ReentrantLock());
+  }
+
+  private LaunchResult launchLocked(LaunchRequest request) {
     String sessionId = request.sessionId();
     AgentProfile profile;
     try {
@@ -431,6 +447,16 @@ public final class AgentHost implements AutoCloseable {
 
   /** Stops the session's agent (stdin closed, then SIGTERM, then SIGKILL) and waits for it. Idempotent. */
   public void stop(String sessionId) {
+    ReentrantLock lock = sessionLock(sessionId);
+    lock.lock();
+    try {
+      stopLocked(sessionId);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private void stopLocked(String sessionId) {
     RunningAgent agent = running.remove(sessionId);
     if (agent == null) {
       return;
