@@ -153,24 +153,7 @@ public final class AgentHost implements AutoCloseable {
     List<String> secrets = AgentEnvironment.secretValues(profile.env(), request.extraEnv());
     Map<String, String> env = AgentEnvironment.build(workerEnv, profile.env(), request.extraEnv());
     Path workspace = request.workspace().toAbsolutePath().normalize();
-    AgentProcess process;
-    try {
-      process = AgentProcess.start(sessionId, profile, workspace, env, timeouts.spawn());
-    } catch (IOException | TimeoutException e) {
-      AgentLaunchException failure = new AgentLaunchException(
-          AgentFailureClass.AGENT_PROCESS_START_FAILED,
-          "could not start agent '" + profile.agentId() + "' " + profile.argv() + " in "
-              + profile.workingDirectoryFor(workspace) + ": " + e.getMessage(),
-          null, "", null, e);
-      executors.recordStartFailure(sessionId, executionId, host, workerInstance, stored(failure.getMessage()));
-      throw failure;
-    }
-    try {
-      executors.recordStarting(sessionId, executionId, host, workerInstance, process.pid());
-    } catch (RuntimeException e) {
-      process.kill();
-      throw e;
-    }
+    AgentProcess process = spawn(sessionId, executionId, profile, workspace, env);
     log.info("session {}: started agent '{}' pid {} execution {}", sessionId, profile.agentId(), process.pid(), executionId);
 
     RunningAgent agent = new RunningAgent(sessionId, executionId, process, secrets);
@@ -199,6 +182,30 @@ public final class AgentHost implements AutoCloseable {
       abort(agent, "launch failed: " + e.getMessage());
       throw e;
     }
+  }
+
+  /** Starts the child and records it as the session's current execution. */
+  private AgentProcess spawn(
+      String sessionId, String executionId, AgentProfile profile, Path workspace, Map<String, String> env) {
+    AgentProcess process;
+    try {
+      process = AgentProcess.start(sessionId, profile, workspace, env, timeouts.spawn());
+    } catch (IOException | TimeoutException e) {
+      AgentLaunchException failure = new AgentLaunchException(
+          AgentFailureClass.AGENT_PROCESS_START_FAILED,
+          "could not start agent '" + profile.agentId() + "' " + profile.argv() + " in "
+              + profile.workingDirectoryFor(workspace) + ": " + e.getMessage(),
+          null, "", null, e);
+      executors.recordStartFailure(sessionId, executionId, host, workerInstance, stored(failure.getMessage()));
+      throw failure;
+    }
+    try {
+      executors.recordStarting(sessionId, executionId, host, workerInstance, process.pid());
+    } catch (RuntimeException e) {
+      process.kill();
+      throw e;
+    }
+    return process;
   }
 
   private AcpProtocol.AgentInfo initialize(RunningAgent agent) {
