@@ -12,6 +12,7 @@ import dev.kandev.recovery.activities.credentials.IssuedToken;
 import dev.kandev.recovery.activities.store.Fence;
 import dev.kandev.recovery.activities.store.SessionRecord;
 import dev.kandev.recovery.activities.store.SessionStore;
+import dev.kandev.recovery.activities.store.StaleFenceException;
 import dev.kandev.recovery.workflows.resume.AgentActivities;
 import dev.kandev.recovery.workflows.resume.LaunchOutcome;
 import io.temporal.activity.Activity;
@@ -64,6 +65,8 @@ public final class AgentActivitiesImpl implements AgentActivities {
       return new LaunchOutcome(result.providerSessionId(), result.loaded(), result.pid(), result.agentName());
     } catch (AgentLaunchException e) {
       throw ApplicationFailure.newNonRetryableFailure(redact(e.getMessage(), tokens), e.failureClass().type());
+    } catch (StaleFenceException e) {
+      throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), "RESUME_LOCK_LOST");
     } catch (ActivityCompletionException e) {
       // Cancelled, or the workflow no longer waits: the launch must not leave an agent behind.
       launch.whenComplete((r, t) -> host.stop(sessionId));
