@@ -66,7 +66,7 @@ public final class AgentActivitiesImpl implements AgentActivities {
     } catch (AgentLaunchException e) {
       throw ApplicationFailure.newNonRetryableFailure(redact(e.getMessage(), tokens), e.failureClass().type());
     } catch (StaleFenceException e) {
-      throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), "RESUME_LOCK_LOST");
+      throw Failures.permanent(Failures.RESUME_LOCK_LOST, e.getMessage());
     } catch (ActivityCompletionException e) {
       // Cancelled, or the workflow no longer waits: the launch must not leave an agent behind.
       launch.whenComplete((r, t) -> host.stop(sessionId));
