@@ -1,0 +1,342 @@
+#!/usr/bin/env node
+// kandev-test-agent: a fault-injecting ACP agent (JSON-RPC 2.0, one JSON object per line over
+// stdin/stdout). Self-contained on purpose: no dependencies, one file, so it can be packed for npm.
+//
+// Mode: --mode=<mode> or KANDEV_TEST_AGENT_MODE (the flag wins). Modes:
+//   normal                  a well-behaved agent
+//   exit-before-initialize  exits (code 3) as soon as it starts, before answering anything
+//   hang-initialize         never answers initialize
+//   close-before-load       closes stdout and exits (code 4) when session/load arrives
+//   reject-load             answers session/load with -32002 resource not found
+//   no-load-session         declares agentCapabilities.loadSession = false
+//   slow-turn               session/prompt takes KANDEV_TEST_AGENT_TURN_MS (default 5000) ms
+//   crash-mid-turn          exits (code 5) after streaming the first chunk of a turn
+// KANDEV_TEST_AGENT_REPLAY / --replay=N: history messages replayed on session/load (default all).
+// KANDEV_TEST_AGENT_STATE_DIR / --state-dir=DIR: where sessions are kept as <id>.json.
+// KANDEV_TEST_AGENT_PERMISSION / --ask-permission: ask session/request_permission each turn.
+// Prompts starting with "read:<path>" or "write:<path>:<text>" make the agent call fs/* on the
+// client, and the result is echoed in the reply. Diagnostics go to stderr.
+'use strict';
+
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const crypto = require('crypto');
+
+const PROTOCOL_VERSION = 1;
+const VERSION = '1.0.0';
+const MODES = [
+  'normal', 'exit-before-initialize', 'hang-initialize', 'close-before-load',
+  'reject-load', 'no-load-session', 'slow-turn', 'crash-mid-turn',
+];
+
+function flag(name) {
+  const prefix = `--${name}=`;
+  const hit = process.argv.slice(2).find((a) => a.startsWith(prefix));
+  return hit === undefined ? undefined : hit.slice(prefix.length);
+}
+
+const mode = flag('mode') || process.env.KANDEV_TEST_AGENT_MODE || 'normal';
+const replayLimitText = flag('replay') || process.env.KANDEV_TEST_AGENT_REPLAY;
+const replayLimit = replayLimitText === undefined || replayLimitText === '' ? Infinity : Number(replayLimitText);
+const stateDir = flag('state-dir') || process.env.KANDEV_TEST_AGENT_STATE_DIR
+  || path.join(os.tmpdir(), 'kandev-test-agent-sessions');
+const turnMs = Number(flag('turn-ms') || process.env.KANDEV_TEST_AGENT_TURN_MS || 5000);
+const askPermission = process.argv.includes('--ask-permission')
+  || process.env.KANDEV_TEST_AGENT_PERMISSION === '1';
+
+function log(...args) {
+  process.stderr.write(`[kandev-test-agent pid=${process.pid} mode=${mode}] ${args.join(' ')}\n`);
+}
+
+if (!MODES.includes(mode)) {
+  log(`unknown mode '${mode}'; expected one of ${MODES.join(', ')}`);
+  process.exit(2);
+}
+if (Number.isNaN(replayLimit) || replayLimit < 0) {
+  log(`replay count '${replayLimitText}' is not a non-negative number`);
+  process.exit(2);
+}
+
+log(`started; state dir ${stateDir}`);
+if (mode === 'exit-before-initialize') {
+  log('exiting before initialize as configured');
+  process.exit(3);
+}
+
+// ---- session storage -------------------------------------------------------------------------
+
+function sessionFile(id) {
+  if (!/^[A-Za-z0-9_-]{1,128}$/.test(id)) {
+    return null;
+  }
+  return path.join(stateDir, `${id}.json`);
+}
+
+function loadSession(id) {
+  const file = sessionFile(id);
+  if (file === null || !fs.existsSync(file)) {
+    return null;
+  }
+  return JSON.parse(fs.readFileSync(file, 'utf8'));
+}
+
+function saveSession(session) {
+  fs.mkdirSync(stateDir, { recursive: true });
+  const file = sessionFile(session.id);
+  const tmp = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(tmp, JSON.stringify(session, null, 2));
+  fs.renameSync(tmp, file);
+}
+
+const sessions = new Map(); // loaded or created in this process: id -> session
+
+// ---- JSON-RPC transport ----------------------------------------------------------------------
+
+let nextOutgoingId = 1;
+const pendingOutgoing = new Map(); // id -> {resolve, reject}
+
+function send(message) {
+  process.stdout.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
+}
+
+function respond(id, result) {
+  send({ id, result });
+}
+
+function fail(id, code, message, data) {
+  send({ id, error: data === undefined ? { code, message } : { code, message, data } });
+}
+
+function notify(method, params) {
+  send({ method, params });
+}
+
+function request(method, params) {
+  const id = nextOutgoingId++;
+  send({ id, method, params });
+  return new Promise((resolve, reject) => pendingOutgoing.set(id, { resolve, reject }));
+}
+
+function update(sessionId, sessionUpdate) {
+  notify('session/update', { sessionId, update: sessionUpdate });
+}
+
+let buffer = '';
+process.stdin.setEncoding('utf8');
+process.stdin.on('data', (chunk) => {
+  buffer += chunk;
+  let newline;
+  while ((newline = buffer.indexOf('\n')) >= 0) {
+    const line = buffer.slice(0, newline).trim();
+    buffer = buffer.slice(newline + 1);
+    if (line !== '') {
+      handleLine(line);
+    }
+  }
+});
+process.stdin.on('end', () => {
+  log('stdin closed; exiting');
+  process.exit(0);
+});
+
+function handleLine(line) {
+  let message;
+  try {
+    message = JSON.parse(line);
+  } catch (e) {
+    log(`unparseable line: ${e.message}`);
+    send({ id: null, error: { code: -32700, message: 'Parse error' } });
+    return;
+  }
+  if (message.method === undefined && message.id !== undefined) {
+    const pending = pendingOutgoing.get(message.id);
+    if (pending !== undefined) {
+      pendingOutgoing.delete(message.id);
+      if (message.error !== undefined) {
+        pending.reject(message.error);
+      } else {
+        pending.resolve(message.result);
+      }
+    }
+    return;
+  }
+  const handler = handlers[message.method];
+  if (handler === undefined) {
+    if (message.id !== undefined) {
+      fail(message.id, -32601, `Method not found: ${message.method}`);
+    }
+    return;
+  }
+  Promise.resolve()
+    .then(() => handler(message.params || {}, message.id))
+    .catch((e) => {
+      log(`${message.method} failed: ${e && e.stack ? e.stack : JSON.stringify(e)}`);
+      if (message.id !== undefined) {
+        fail(message.id, -32603, `Internal error: ${e && e.message ? e.message : JSON.stringify(e)}`);
+      }
+    });
+}
+
+// ---- ACP methods -----------------------------------------------------------------------------
+
+const cancelled = new Set(); // session ids whose current turn was cancelled
+
+function textOf(blocks) {
+  return (blocks || []).filter((b) => b && b.type === 'text').map((b) => b.text).join('');
+}
+
+function requireSession(params, id) {
+  const session = sessions.get(params.sessionId);
+  if (session === undefined) {
+    fail(id, -32002, `Resource not found: session ${params.sessionId} is not open`);
+  }
+  return session;
+}
+
+const handlers = {
+  initialize(params, id) {
+    log(`initialize protocolVersion=${params.protocolVersion}`);
+    if (mode === 'hang-initialize') {
+      log('not answering initialize as configured');
+      return;
+    }
+    respond(id, {
+      protocolVersion: PROTOCOL_VERSION,
+      agentCapabilities: {
+        loadSession: mode !== 'no-load-session',
+        promptCapabilities: { image: false, audio: false, embeddedContext: false },
+        mcpCapabilities: { http: false, sse: false },
+      },
+      authMethods: [],
+      agentInfo: { name: 'kandev-test-agent', title: 'Kandev test agent', version: VERSION },
+    });
+  },
+
+  authenticate(params, id) {
+    respond(id, {});
+  },
+
+  'session/new'(params, id) {
+    if (typeof params.cwd !== 'string' || !path.isAbsolute(params.cwd)) {
+      fail(id, -32602, 'Invalid params: cwd must be an absolute path');
+      return;
+    }
+    const session = { id: `sess_${crypto.randomUUID().replace(/-/g, '')}`, cwd: params.cwd, messages: [] };
+    saveSession(session);
+    sessions.set(session.id, session);
+    log(`session/new -> ${session.id}`);
+    respond(id, { sessionId: session.id });
+  },
+
+  'session/load'(params, id) {
+    log(`session/load ${params.sessionId}`);
+    if (mode === 'no-load-session') {
+      fail(id, -32601, 'Method not found: session/load (loadSession capability is false)');
+      return;
+    }
+    if (mode === 'close-before-load') {
+      log('closing stdout before answering session/load as configured');
+      process.stdout.end(() => process.exit(4));
+      return;
+    }
+    const session = mode === 'reject-load' ? null : loadSession(params.sessionId);
+    if (session === null) {
+      fail(id, -32002, `Resource not found: unknown session ${params.sessionId}`);
+      return;
+    }
+    sessions.set(session.id, session);
+    const replay = session.messages.slice(Math.max(0, session.messages.length - replayLimit));
+    for (const m of replay) {
+      update(session.id, {
+        sessionUpdate: m.role === 'user' ? 'user_message_chunk' : 'agent_message_chunk',
+        messageId: m.messageId,
+        content: { type: 'text', text: m.text },
+      });
+    }
+    log(`session/load replayed ${replay.length} of ${session.messages.length} messages`);
+    respond(id, {});
+  },
+
+  async 'session/prompt'(params, id) {
+    const session = requireSession(params, id);
+    if (session === undefined) {
+      return;
+    }
+    cancelled.delete(session.id);
+    const text = textOf(params.prompt);
+    log(`session/prompt ${session.id}: ${text.length} chars`);
+    session.messages.push({ messageId: `msg_${crypto.randomUUID()}`, role: 'user', text });
+    saveSession(session);
+
+    const replyId = `msg_${crypto.randomUUID()}`;
+    update(session.id, {
+      sessionUpdate: 'agent_message_chunk', messageId: replyId, content: { type: 'text', text: 'Working on: ' },
+    });
+    if (mode === 'crash-mid-turn') {
+      log('crashing mid-turn as configured');
+      process.exit(5);
+    }
+    let reply = `Working on: ${text}`;
+    let rest = text;
+
+    if (askPermission) {
+      const outcome = await request('session/request_permission', {
+        sessionId: session.id,
+        toolCall: { toolCallId: `call_${nextOutgoingId}`, title: 'Edit files', kind: 'edit', status: 'pending' },
+        options: [
+          { optionId: 'allow', name: 'Allow', kind: 'allow_once' },
+          { optionId: 'reject', name: 'Reject', kind: 'reject_once' },
+        ],
+      });
+      const decision = outcome.outcome.outcome === 'selected' ? outcome.outcome.optionId : 'cancelled';
+      rest += ` [permission: ${decision}]`;
+    }
+    if (text.startsWith('read:')) {
+      try {
+        const result = await request('fs/read_text_file', { sessionId: session.id, path: text.slice(5) });
+        rest = `${text} [read: ${result.content}]`;
+      } catch (e) {
+        rest = `${text} [read error ${e.code}: ${e.message}]`;
+      }
+    } else if (text.startsWith('write:')) {
+      const [, target, ...content] = text.split(':');
+      try {
+        await request('fs/write_text_file', { sessionId: session.id, path: target, content: content.join(':') });
+        rest = `${text} [written]`;
+      } catch (e) {
+        rest = `${text} [write error ${e.code}: ${e.message}]`;
+      }
+    } else if (text === 'unsupported') {
+      try {
+        await request('terminal/create', { sessionId: session.id, command: 'true' });
+        rest = `${text} [terminal created]`;
+      } catch (e) {
+        rest = `${text} [terminal error ${e.code}: ${e.message}]`;
+      }
+    }
+
+    if (mode === 'slow-turn') {
+      const deadline = Date.now() + turnMs;
+      while (Date.now() < deadline && !cancelled.has(session.id)) {
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    }
+    if (cancelled.has(session.id)) {
+      session.messages.push({ messageId: replyId, role: 'agent', text: 'Working on: ' });
+      saveSession(session);
+      respond(id, { stopReason: 'cancelled' });
+      return;
+    }
+    update(session.id, { sessionUpdate: 'agent_message_chunk', messageId: replyId, content: { type: 'text', text: rest } });
+    reply = `Working on: ${rest}`;
+    session.messages.push({ messageId: replyId, role: 'agent', text: reply });
+    saveSession(session);
+    respond(id, { stopReason: 'end_turn' });
+  },
+
+  'session/cancel'(params) {
+    log(`session/cancel ${params.sessionId}`);
+    cancelled.add(params.sessionId);
+  },
+};
