@@ -1,5 +1,6 @@
 package dev.kandev.recovery.worker;
 
+import dev.kandev.recovery.activities.runtime.NpmSettings;
 import dev.kandev.recovery.activities.store.DatabaseSettings;
 import dev.kandev.recovery.workflows.RecoveryTaskQueue;
 import java.lang.management.ManagementFactory;
@@ -14,7 +15,8 @@ public record Settings(
     String temporalAddress,
     String temporalNamespace,
     String taskQueue,
-    String workerInstance) {
+    String workerInstance,
+    NpmSettings npm) {
 
   public static Settings fromEnvironment(Map<String, String> env) {
     return new Settings(
@@ -27,7 +29,8 @@ public record Settings(
         env.getOrDefault("TEMPORAL_ADDRESS", "127.0.0.1:7233"),
         env.getOrDefault("TEMPORAL_NAMESPACE", "default"),
         env.getOrDefault("KANDEV_TASK_QUEUE", RecoveryTaskQueue.DEFAULT),
-        env.getOrDefault("KANDEV_WORKER_INSTANCE", ManagementFactory.getRuntimeMXBean().getName()));
+        env.getOrDefault("KANDEV_WORKER_INSTANCE", ManagementFactory.getRuntimeMXBean().getName()),
+        NpmSettings.fromEnvironment(env));
   }
 
   public static Settings fromEnvironment() {

@@ -16,6 +16,9 @@ import io.temporal.common.SearchAttributes;
 import io.temporal.failure.ApplicationFailure;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
@@ -71,24 +74,30 @@ public final class RuntimeUpdateClient {
 
     /**
      * Polls the progress query every {@code interval} and hands each new line to {@code onLine}
-     * until the job is done, then returns the outcome.
+     * until the run is closed, then returns the outcome.
      */
     public RuntimeUpdateResult follow(Consumer<String> onLine, Duration interval, Duration timeout)
         throws TimeoutException, InterruptedException {
       long deadline = System.nanoTime() + timeout.toNanos();
+      CompletableFuture<RuntimeUpdateResult> outcome = stub.getResultAsync(RuntimeUpdateResult.class);
       int seen = 0;
       while (true) {
+        boolean closed = outcome.isDone();
         RuntimeUpdateProgress progress = progress();
         for (; seen < progress.lines().size(); seen++) {
           onLine.accept(progress.lines().get(seen));
         }
-        if (progress.done()) {
-          return await(Duration.ofMillis(Math.max(1, (deadline - System.nanoTime()) / 1_000_000)));
+        if (closed) {
+          return await(Duration.ofSeconds(10));
         }
         if (System.nanoTime() > deadline) {
           throw new TimeoutException("runtime update " + workflowId() + " still " + progress.status().wire());
         }
-        Thread.sleep(interval.toMillis());
+        try {
+          outcome.get(interval.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException | TimeoutException | CancellationException notYetOrFailed) {
+          // the next round reports it
+        }
       }
     }
   }

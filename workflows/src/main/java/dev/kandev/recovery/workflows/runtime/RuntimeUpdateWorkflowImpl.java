@@ -65,11 +65,17 @@ public final class RuntimeUpdateWorkflowImpl implements RuntimeUpdateWorkflow {
   @Override
   public RuntimeUpdateResult update(RuntimeUpdateRequest request) {
     agentId = request.agentId() == null ? "" : request.agentId();
-    AgentRuntime agent =
-        catalogue.find(agentId).orElseThrow(() -> ApplicationFailure.newNonRetryableFailure(
-            bound("unknown agent '" + agentId + "'; built-in agents: " + String.join(", ", catalogue.ids())),
-            RuntimeFailureTypes.UNKNOWN_AGENT));
     jobId = Workflow.getInfo().getRunId();
+    AgentRuntime agent = catalogue.find(agentId).orElse(null);
+    if (agent == null) {
+      // Rejected before anything runs: no activity, no job record.
+      error = bound("unknown agent '" + agentId + "'; built-in agents: " + String.join(", ", catalogue.ids()));
+      status = RuntimeJobStatus.FAILED;
+      line("failed: " + error);
+      throw ApplicationFailure.newNonRetryableFailure(error, RuntimeFailureTypes.UNKNOWN_AGENT,
+          new RuntimeUpdateResult(jobId, agentId, "", RuntimeUpdateStatus.FAILED, 0, false, lines, error,
+              RuntimeFailureTypes.UNKNOWN_AGENT, null));
+    }
     line("runtime update of " + agent.agentId() + " (" + agent.packageSpec() + ") requested by " + request.requestedBy());
     save(agent, request);
 
