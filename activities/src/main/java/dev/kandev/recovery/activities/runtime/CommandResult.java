@@ -16,11 +16,21 @@ public record CommandResult(
     return !timedOut && exitCode == 0;
   }
 
-  /** A short, bounded description for failure messages. */
+  /** A short, bounded description for failure messages: the command, how it ended, npm's first error lines. */
   public String describe() {
     String how = timedOut ? "timed out after " + duration.toSeconds() + "s" : "exited with code " + exitCode;
-    List<String> tail = stderr.isEmpty() ? stdout : stderr;
-    String last = tail.isEmpty() ? "" : ": " + String.join(" / ", tail.subList(Math.max(0, tail.size() - 3), tail.size()));
-    return String.join(" ", argv) + " " + how + last;
+    List<String> output = stderr.isEmpty() ? stdout : stderr;
+    List<String> errors = output.stream()
+        .filter(line -> line.startsWith("npm error") || line.startsWith("npm ERR!"))
+        .filter(line -> !line.contains("A complete log of this run"))
+        .limit(3)
+        .toList();
+    List<String> shown = errors.isEmpty() ? output.subList(Math.max(0, output.size() - 3), output.size()) : errors;
+    return command() + " " + how + (shown.isEmpty() ? "" : ": " + String.join(" / ", shown));
+  }
+
+  /** The argv as one readable line (empty arguments shown as ""); it is never run through a shell. */
+  public String command() {
+    return String.join(" ", argv.stream().map(arg -> arg.isEmpty() ? "\"\"" : arg).toList());
   }
 }

@@ -12,6 +12,8 @@ import java.util.Base64;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.Executors;
 
 /**
@@ -26,6 +28,7 @@ public final class LocalNpmRegistry implements AutoCloseable {
   private final byte[] tarball;
   private final List<String> requests = new CopyOnWriteArrayList<>();
   private volatile boolean serving = true;
+  private volatile CountDownLatch gate = new CountDownLatch(0);
 
   private LocalNpmRegistry(HttpServer server, String name, String version, byte[] tarball) {
     this.server = server;
@@ -52,6 +55,15 @@ public final class LocalNpmRegistry implements AutoCloseable {
     serving = false;
   }
 
+  /** Requests wait (up to a minute) until {@link #release()}: keeps an npm command running. */
+  public void hold() {
+    gate = new CountDownLatch(1);
+  }
+
+  public void release() {
+    gate.countDown();
+  }
+
   /** Paths requested so far, in order. */
   public List<String> requests() {
     return List.copyOf(requests);
@@ -61,6 +73,11 @@ public final class LocalNpmRegistry implements AutoCloseable {
     String path = exchange.getRequestURI().getPath();
     requests.add(path);
     try (exchange) {
+      try {
+        gate.await(1, TimeUnit.MINUTES);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
       String tarballPath = "/" + name + "/-/" + name + "-" + version + ".tgz";
       if (serving && path.equals(tarballPath)) {
         reply(exchange, 200, "application/octet-stream", tarball);
@@ -97,6 +114,7 @@ public final class LocalNpmRegistry implements AutoCloseable {
 
   @Override
   public void close() {
+    release();
     server.stop(0);
     ((java.util.concurrent.ExecutorService) server.getExecutor()).shutdownNow();
   }
