@@ -11,11 +11,15 @@
 //   no-load-session         declares agentCapabilities.loadSession = false
 //   slow-turn               session/prompt takes KANDEV_TEST_AGENT_TURN_MS (default 5000) ms
 //   crash-mid-turn          exits (code 5) after streaming the first chunk of a turn
+//   reject-new              answers session/new with -32000 authentication required
 // KANDEV_TEST_AGENT_REPLAY / --replay=N: history messages replayed on session/load (default all).
 // KANDEV_TEST_AGENT_STATE_DIR / --state-dir=DIR: where sessions are kept as <id>.json.
 // KANDEV_TEST_AGENT_PERMISSION / --ask-permission: ask session/request_permission each turn.
 // Prompts starting with "read:<path>" or "write:<path>:<text>" make the agent call fs/* on the
-// client, and the result is echoed in the reply. Diagnostics go to stderr.
+// client, and the result is echoed in the reply; "env:<NAME>" replies whether NAME is set in the
+// agent's environment (and its value), "unsupported" calls terminal/create on the client.
+// KANDEV_TEST_AGENT_ECHO_ENV=NAME prints NAME's value to stderr at start (to test redaction).
+// Diagnostics go to stderr.
 'use strict';
 
 const fs = require('fs');
@@ -27,7 +31,7 @@ const PROTOCOL_VERSION = 1;
 const VERSION = '1.0.0';
 const MODES = [
   'normal', 'exit-before-initialize', 'hang-initialize', 'close-before-load',
-  'reject-load', 'no-load-session', 'slow-turn', 'crash-mid-turn',
+  'reject-load', 'no-load-session', 'slow-turn', 'crash-mid-turn', 'reject-new',
 ];
 
 function flag(name) {
@@ -59,6 +63,10 @@ if (Number.isNaN(replayLimit) || replayLimit < 0) {
 }
 
 log(`started; state dir ${stateDir}`);
+if (process.env.KANDEV_TEST_AGENT_ECHO_ENV) {
+  const name = process.env.KANDEV_TEST_AGENT_ECHO_ENV;
+  log(`env ${name}=${process.env[name]}`);
+}
 if (mode === 'exit-before-initialize') {
   log('exiting before initialize as configured');
   process.exit(3);
@@ -218,6 +226,10 @@ const handlers = {
   },
 
   'session/new'(params, id) {
+    if (mode === 'reject-new') {
+      fail(id, -32000, 'Authentication required', { authMethods: ['test-login'] });
+      return;
+    }
     if (typeof params.cwd !== 'string' || !path.isAbsolute(params.cwd)) {
       fail(id, -32602, 'Invalid params: cwd must be an absolute path');
       return;
@@ -307,6 +319,9 @@ const handlers = {
       } catch (e) {
         rest = `${text} [write error ${e.code}: ${e.message}]`;
       }
+    } else if (text.startsWith('env:')) {
+      const name = text.slice(4);
+      rest = `${text} [env ${name}=${process.env[name] === undefined ? '<unset>' : process.env[name]}]`;
     } else if (text === 'unsupported') {
       try {
         await request('terminal/create', { sessionId: session.id, command: 'true' });

@@ -1,0 +1,76 @@
+package dev.kandev.recovery.activities.acp;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * The client → agent requests of ACP v1 with their exact wire names (schema of
+ * {@code @agentclientprotocol/sdk} 2.4.0, protocol version 1).
+ */
+final class AcpProtocol {
+  static final int PROTOCOL_VERSION = 1;
+  static final String CLIENT_NAME = "kandev-recovery";
+  static final String CLIENT_VERSION = "0.1.0";
+
+  /** What {@code initialize} told about the agent. */
+  record AgentInfo(int protocolVersion, String name, String version, boolean loadSession, JsonNode authMethods) {}
+
+  private final AcpConnection connection;
+  private final ObjectMapper json;
+
+  AcpProtocol(AcpConnection connection, ObjectMapper json) {
+    this.connection = connection;
+    this.json = json;
+  }
+
+  AgentInfo initialize(Duration timeout)
+      throws AcpRemoteException, AcpTransportClosedException, TimeoutException, InterruptedException {
+    ObjectNode params = json.createObjectNode().put("protocolVersion", PROTOCOL_VERSION);
+    ObjectNode capabilities = params.putObject("clientCapabilities");
+    capabilities.putObject("fs").put("readTextFile", true).put("writeTextFile", true);
+    capabilities.put("terminal", false);
+    params.putObject("clientInfo").put("name", CLIENT_NAME).put("version", CLIENT_VERSION);
+    JsonNode result = connection.request("initialize", params, timeout);
+    JsonNode agentInfo = result.path("agentInfo");
+    return new AgentInfo(
+        result.path("protocolVersion").asInt(-1),
+        agentInfo.path("name").asText("unknown"),
+        agentInfo.path("version").asText("unknown"),
+        result.path("agentCapabilities").path("loadSession").asBoolean(false),
+        result.path("authMethods"));
+  }
+
+  void loadSession(String sessionId, Path cwd, Duration timeout)
+      throws AcpRemoteException, AcpTransportClosedException, TimeoutException, InterruptedException {
+    ObjectNode params = sessionParams(cwd).put("sessionId", sessionId);
+    connection.request("session/load", params, timeout);
+  }
+
+  /** Returns the new session's id; blank if the agent sent none. */
+  String newSession(Path cwd, Duration timeout)
+      throws AcpRemoteException, AcpTransportClosedException, TimeoutException, InterruptedException {
+    return connection.request("session/new", sessionParams(cwd), timeout).path("sessionId").asText("");
+  }
+
+  /** Sends {@code session/prompt}; the answer carries the {@code stopReason}. */
+  CompletableFuture<JsonNode> promptAsync(String sessionId, String text) {
+    ObjectNode params = json.createObjectNode().put("sessionId", sessionId);
+    params.putArray("prompt").addObject().put("type", "text").put("text", text);
+    return connection.requestAsync("session/prompt", params);
+  }
+
+  void cancel(String sessionId) throws AcpTransportClosedException {
+    connection.notify("session/cancel", json.createObjectNode().put("sessionId", sessionId));
+  }
+
+  private ObjectNode sessionParams(Path cwd) {
+    ObjectNode params = json.createObjectNode().put("cwd", cwd.toAbsolutePath().normalize().toString());
+    params.putArray("mcpServers");
+    return params;
+  }
+}

@@ -1,0 +1,146 @@
+package dev.kandev.recovery.activities.acp;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** One agent child process: started from argv without a shell, stderr kept as a bounded tail. */
+final class AgentProcess {
+  private static final Logger log = LoggerFactory.getLogger(AgentProcess.class);
+  static final int STDERR_TAIL_BYTES = 8 * 1024;
+
+  private final Process process;
+  private final BoundedTail stderr = new BoundedTail(STDERR_TAIL_BYTES);
+  private final Thread stderrPump;
+
+  private AgentProcess(Process process, String name) {
+    this.process = process;
+    this.stderrPump = new Thread(this::pumpStderr, "agent-stderr-" + name);
+    this.stderrPump.setDaemon(true);
+    this.stderrPump.start();
+  }
+
+  /** Starts the process; an {@link IOException} means it could not be started at all. */
+  static AgentProcess start(
+      String name, AgentProfile profile, Path workspace, Map<String, String> env, Duration timeout)
+      throws IOException, TimeoutException {
+    ProcessBuilder builder = new ProcessBuilder(profile.argv());
+    builder.directory(profile.workingDirectoryFor(workspace).toFile());
+    builder.environment().clear();
+    builder.environment().putAll(env);
+    CompletableFuture<Process> started = new CompletableFuture<>();
+    Thread starter = new Thread(() -> {
+      try {
+        started.complete(builder.start());
+      } catch (IOException | RuntimeException e) {
+        started.completeExceptionally(e);
+      }
+    }, "agent-spawn-" + name);
+    starter.setDaemon(true);
+    starter.start();
+    try {
+      return new AgentProcess(started.get(timeout.toMillis(), TimeUnit.MILLISECONDS), name);
+    } catch (TimeoutException e) {
+      // A process that starts after we gave up must not be left behind.
+      started.thenAccept(Process::destroyForcibly);
+      throw new TimeoutException("the agent process did not start within " + timeout);
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof IOException io) {
+        throw io;
+      }
+      throw new IOException(e.getCause().getMessage(), e.getCause());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      started.thenAccept(Process::destroyForcibly);
+      throw new IOException("interrupted while starting the agent process", e);
+    }
+  }
+
+  private void pumpStderr() {
+    byte[] buffer = new byte[4096];
+    try (InputStream in = process.getErrorStream()) {
+      int n;
+      while ((n = in.read(buffer)) > 0) {
+        stderr.write(buffer, 0, n);
+      }
+    } catch (IOException e) {
+      log.debug("agent stderr closed: {}", e.getMessage());
+    }
+  }
+
+  Process process() {
+    return process;
+  }
+
+  long pid() {
+    return process.pid();
+  }
+
+  /** The stderr tail, complete if the process has exited (waits briefly for the pump to drain). */
+  String stderrTail() {
+    if (!process.isAlive()) {
+      try {
+        stderrPump.join(1000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    return stderr.text();
+  }
+
+  /** The exit code if the process exits within {@code wait}, else null. */
+  Integer exitCodeWithin(Duration wait) {
+    try {
+      return process.waitFor(wait.toMillis(), TimeUnit.MILLISECONDS) ? process.exitValue() : null;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return process.isAlive() ? null : process.exitValue();
+    }
+  }
+
+  /**
+   * Ends the process and waits for it (the JDK reaps it): a grace period after the caller closed
+   * stdin, then SIGTERM, then SIGKILL. Returns the exit code.
+   */
+  int terminate(Duration grace) {
+    Integer code = exitCodeWithin(grace);
+    if (code == null) {
+      process.descendants().forEach(ProcessHandle::destroy);
+      process.destroy();
+      code = exitCodeWithin(grace);
+    }
+    if (code == null) {
+      process.descendants().forEach(ProcessHandle::destroyForcibly);
+      process.destroyForcibly();
+      try {
+        code = process.waitFor();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        code = -1;
+      }
+    }
+    return code;
+  }
+
+  /** Kills at once (a failed launch has nothing to finish) and waits for the process. */
+  int kill() {
+    if (process.isAlive()) {
+      process.descendants().forEach(ProcessHandle::destroyForcibly);
+      process.destroyForcibly();
+    }
+    try {
+      return process.waitFor();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return -1;
+    }
+  }
+}

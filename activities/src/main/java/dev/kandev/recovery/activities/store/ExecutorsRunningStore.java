@@ -1,0 +1,163 @@
+package dev.kandev.recovery.activities.store;
+
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import javax.sql.DataSource;
+
+/**
+ * The agent host's record of its processes in {@code executors_running}: which host and worker
+ * instance owns the agent, its pid, status and execution id. It never writes {@code resume_token}
+ * (only {@link SessionIdentityStore} does): every statement here names the columns it sets, and an
+ * insert of a new row leaves the token at its empty default.
+ */
+public final class ExecutorsRunningStore {
+  public static final Set<String> EXIT_STATUSES = Set.of("failed", "stopped", "completed");
+
+  private final DataSource dataSource;
+
+  public ExecutorsRunningStore(DataSource dataSource) {
+    this.dataSource = dataSource;
+  }
+
+  /** A new execution of the session's agent has a process; it becomes the row's current execution. */
+  public void recordStarting(String sessionId, String executionId, String host, String workerInstance, long pid) {
+    Sql.inTransaction(
+        dataSource,
+        "record agent start of session " + sessionId,
+        c -> {
+          try (PreparedStatement upsert =
+              c.prepareStatement(
+                  "INSERT INTO executors_running (session_id, task_id, agent_id, agent_execution_id, host,"
+                      + " worker_instance, pid, status, error_message, last_seen_at)"
+                      + " SELECT id, task_id, agent_id, ?, ?, ?, ?, 'starting', '', now() FROM task_sessions WHERE id = ?"
+                      + " ON CONFLICT (session_id) DO UPDATE SET agent_execution_id = EXCLUDED.agent_execution_id,"
+                      + " host = EXCLUDED.host, worker_instance = EXCLUDED.worker_instance, pid = EXCLUDED.pid,"
+                      + " status = 'starting', error_message = '', last_seen_at = now(), updated_at = now()")) {
+            upsert.setString(1, executionId);
+            upsert.setString(2, host);
+            upsert.setString(3, workerInstance);
+            upsert.setLong(4, pid);
+            upsert.setString(5, sessionId);
+            if (upsert.executeUpdate() != 1) {
+              throw new UnknownSessionException(sessionId);
+            }
+          }
+          return null;
+        });
+  }
+
+  /** A new execution whose process could not be started: current, failed, without a pid. */
+  public void recordStartFailure(
+      String sessionId, String executionId, String host, String workerInstance, String errorMessage) {
+    Sql.inTransaction(
+        dataSource,
+        "record failed agent start of session " + sessionId,
+        c -> {
+          try (PreparedStatement upsert =
+              c.prepareStatement(
+                  "INSERT INTO executors_running (session_id, task_id, agent_id, agent_execution_id, host,"
+                      + " worker_instance, pid, status, error_message, last_seen_at)"
+                      + " SELECT id, task_id, agent_id, ?, ?, ?, NULL, 'failed', ?, now() FROM task_sessions WHERE id = ?"
+                      + " ON CONFLICT (session_id) DO UPDATE SET agent_execution_id = EXCLUDED.agent_execution_id,"
+                      + " host = EXCLUDED.host, worker_instance = EXCLUDED.worker_instance, pid = NULL,"
+                      + " status = 'failed', error_message = EXCLUDED.error_message, last_seen_at = now(),"
+                      + " updated_at = now()")) {
+            upsert.setString(1, executionId);
+            upsert.setString(2, host);
+            upsert.setString(3, workerInstance);
+            upsert.setString(4, errorMessage == null ? "" : errorMessage);
+            upsert.setString(5, sessionId);
+            if (upsert.executeUpdate() != 1) {
+              throw new UnknownSessionException(sessionId);
+            }
+          }
+          return null;
+        });
+  }
+
+  /** The execution completed its handshake and serves the session. False if it is no longer current. */
+  public boolean markRunning(String sessionId, String executionId) {
+    return update(sessionId, executionId, "running", "", false);
+  }
+
+  /**
+   * The execution's process is gone ({@code failed}, {@code stopped} or {@code completed}): the pid
+   * is cleared. False if another execution has replaced it meanwhile (its row is left alone).
+   */
+  public boolean markExited(String sessionId, String executionId, String status, String errorMessage) {
+    if (!EXIT_STATUSES.contains(status)) {
+      throw new IllegalArgumentException("exit status must be one of " + EXIT_STATUSES + ", got " + status);
+    }
+    return update(sessionId, executionId, status, errorMessage == null ? "" : errorMessage, true);
+  }
+
+  private boolean update(String sessionId, String executionId, String status, String error, boolean clearPid) {
+    return Sql.inTransaction(
+        dataSource,
+        "mark agent of session " + sessionId + " " + status,
+        c -> {
+          try (PreparedStatement update =
+              c.prepareStatement(
+                  "UPDATE executors_running SET status = ?, error_message = ?,"
+                      + (clearPid ? " pid = NULL," : "")
+                      + " last_seen_at = now(), updated_at = now() WHERE session_id = ? AND agent_execution_id = ?")) {
+            update.setString(1, status);
+            update.setString(2, error);
+            update.setString(3, sessionId);
+            update.setString(4, executionId);
+            return update.executeUpdate() == 1;
+          }
+        });
+  }
+
+  public Optional<ExecutorRecord> find(String sessionId) {
+    return Sql.inTransaction(
+        dataSource,
+        "read executor of session " + sessionId,
+        c -> {
+          try (PreparedStatement select = c.prepareStatement(SELECT + " WHERE session_id = ?")) {
+            select.setString(1, sessionId);
+            try (ResultSet rs = select.executeQuery()) {
+              return rs.next() ? Optional.of(row(rs)) : Optional.empty();
+            }
+          }
+        });
+  }
+
+  /** Rows that claim a live process owned by {@code host}/{@code workerInstance} (restart recovery). */
+  public List<ExecutorRecord> claimedBy(String host, String workerInstance) {
+    return Sql.inTransaction(
+        dataSource,
+        "list executors of " + host + "/" + workerInstance,
+        c -> {
+          try (PreparedStatement select =
+              c.prepareStatement(SELECT + " WHERE host = ? AND worker_instance = ?"
+                  + " AND status IN ('starting', 'running', 'ready') ORDER BY session_id")) {
+            select.setString(1, host);
+            select.setString(2, workerInstance);
+            List<ExecutorRecord> rows = new ArrayList<>();
+            try (ResultSet rs = select.executeQuery()) {
+              while (rs.next()) {
+                rows.add(row(rs));
+              }
+            }
+            return rows;
+          }
+        });
+  }
+
+  private static final String SELECT =
+      "SELECT session_id, agent_execution_id, host, worker_instance, pid, status, error_message FROM executors_running";
+
+  private static ExecutorRecord row(ResultSet rs) throws SQLException {
+    long pidValue = rs.getLong(5);
+    Long pid = rs.wasNull() ? null : pidValue;
+    return new ExecutorRecord(
+        rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4), pid, rs.getString(6), rs.getString(7));
+  }
+}

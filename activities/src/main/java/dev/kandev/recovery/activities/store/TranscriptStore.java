@@ -1,0 +1,177 @@
+package dev.kandev.recovery.activities.store;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import javax.sql.DataSource;
+
+/**
+ * The session transcript in {@code session_messages}. Every row has a dedupe key: {@code id:<provider
+ * message id>} when the agent names its message, else {@code hash:<sha256(role, content)>:<n>} for
+ * the n-th identical message. A {@code session/load} replay is matched against what is persisted,
+ * so loading a session any number of times never duplicates a message.
+ */
+public final class TranscriptStore {
+  private final DataSource dataSource;
+
+  public TranscriptStore(DataSource dataSource) {
+    this.dataSource = dataSource;
+  }
+
+  /**
+   * Appends messages of a live turn. User messages are keyed by content: the client wrote them and
+   * cannot know the id the agent gives them, which is what a later replay carries.
+   *
+   * @return how many rows were inserted
+   */
+  public int appendLive(String sessionId, List<TranscriptMessage> messages) {
+    if (messages.isEmpty()) {
+      return 0;
+    }
+    return Sql.inTransaction(
+        dataSource,
+        "append transcript of session " + sessionId,
+        c -> {
+          lockSession(c, sessionId);
+          List<TranscriptEntry> existing = read(c, sessionId);
+          int inserted = 0;
+          for (TranscriptMessage m : messages) {
+            String key = keyFor(m, existing);
+            if (existing.stream().anyMatch(e -> e.dedupeKey().equals(key))) {
+              continue;
+            }
+            existing.add(insert(c, sessionId, nextOrdinal(existing), m, key));
+            inserted++;
+          }
+          return inserted;
+        });
+  }
+
+  /**
+   * Records what a {@code session/load} replayed. A replayed message that matches a persisted one
+   * not yet matched in this replay (same provider id, else same role and content) is recognised and
+   * skipped; only messages the transcript lacks are appended.
+   *
+   * @return how many rows were inserted
+   */
+  public int recordReplay(String sessionId, List<TranscriptMessage> replayed) {
+    if (replayed.isEmpty()) {
+      return 0;
+    }
+    return Sql.inTransaction(
+        dataSource,
+        "record replayed transcript of session " + sessionId,
+        c -> {
+          lockSession(c, sessionId);
+          List<TranscriptEntry> existing = read(c, sessionId);
+          boolean[] matched = new boolean[existing.size()];
+          int inserted = 0;
+          for (TranscriptMessage m : replayed) {
+            int match = findMatch(m, existing, matched);
+            if (match >= 0) {
+              matched[match] = true;
+              continue;
+            }
+            String key = keyFor(m, existing);
+            if (existing.stream().anyMatch(e -> e.dedupeKey().equals(key))) {
+              continue;
+            }
+            existing.add(insert(c, sessionId, nextOrdinal(existing), m, key));
+            inserted++;
+          }
+          return inserted;
+        });
+  }
+
+  public List<TranscriptEntry> list(String sessionId) {
+    return Sql.inTransaction(dataSource, "read transcript of session " + sessionId, c -> read(c, sessionId));
+  }
+
+  private static int findMatch(TranscriptMessage m, List<TranscriptEntry> existing, boolean[] matched) {
+    if (m.providerMessageId() != null) {
+      String idKey = "id:" + m.providerMessageId();
+      for (int i = 0; i < matched.length; i++) {
+        if (!matched[i] && existing.get(i).dedupeKey().equals(idKey)) {
+          return i;
+        }
+      }
+    }
+    for (int i = 0; i < matched.length; i++) {
+      TranscriptEntry e = existing.get(i);
+      if (!matched[i] && e.role().equals(m.role()) && e.content().equals(m.content())) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  private static String keyFor(TranscriptMessage m, List<TranscriptEntry> existing) {
+    if (m.providerMessageId() != null && !m.role().equals("user")) {
+      return "id:" + m.providerMessageId();
+    }
+    String hash = sha256(m.role() + "\n" + m.content());
+    long same = existing.stream().filter(e -> e.dedupeKey().startsWith("hash:" + hash + ":")).count();
+    return "hash:" + hash + ":" + same;
+  }
+
+  private static int nextOrdinal(List<TranscriptEntry> existing) {
+    return existing.stream().mapToInt(TranscriptEntry::ordinal).max().orElse(0) + 1;
+  }
+
+  private static TranscriptEntry insert(
+      Connection c, String sessionId, int ordinal, TranscriptMessage m, String key) throws SQLException {
+    try (PreparedStatement insert =
+        c.prepareStatement(
+            "INSERT INTO session_messages (session_id, ordinal, role, content, dedupe_key) VALUES (?, ?, ?, ?, ?)")) {
+      insert.setString(1, sessionId);
+      insert.setInt(2, ordinal);
+      insert.setString(3, m.role());
+      insert.setString(4, m.content());
+      insert.setString(5, key);
+      insert.executeUpdate();
+    }
+    return new TranscriptEntry(ordinal, m.role(), m.content(), key);
+  }
+
+  private static List<TranscriptEntry> read(Connection c, String sessionId) throws SQLException {
+    List<TranscriptEntry> entries = new ArrayList<>();
+    try (PreparedStatement select =
+        c.prepareStatement(
+            "SELECT ordinal, role, content, dedupe_key FROM session_messages WHERE session_id = ? ORDER BY ordinal")) {
+      select.setString(1, sessionId);
+      try (ResultSet rs = select.executeQuery()) {
+        while (rs.next()) {
+          entries.add(new TranscriptEntry(rs.getInt(1), rs.getString(2), rs.getString(3), rs.getString(4)));
+        }
+      }
+    }
+    return entries;
+  }
+
+  private static void lockSession(Connection c, String sessionId) throws SQLException {
+    try (PreparedStatement select = c.prepareStatement("SELECT 1 FROM task_sessions WHERE id = ? FOR UPDATE")) {
+      select.setString(1, sessionId);
+      try (ResultSet rs = select.executeQuery()) {
+        if (!rs.next()) {
+          throw new UnknownSessionException(sessionId);
+        }
+      }
+    }
+  }
+
+  private static String sha256(String text) {
+    try {
+      byte[] digest = MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
+      return HexFormat.of().formatHex(digest, 0, 16);
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is always available", e);
+    }
+  }
+}

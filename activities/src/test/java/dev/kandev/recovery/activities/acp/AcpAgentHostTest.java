@@ -1,0 +1,224 @@
+package dev.kandev.recovery.activities.acp;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import dev.kandev.recovery.activities.store.ExecutorRecord;
+import dev.kandev.recovery.activities.store.TranscriptEntry;
+import dev.kandev.recovery.activities.testing.TestAgent;
+import dev.kandev.recovery.activities.testing.TestDatabase;
+import dev.kandev.recovery.workflows.model.SessionState;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The host after a launch: prompt turns and their lifecycle, cancel, stop, agents dying on their own. */
+class AcpAgentHostTest {
+  private static final String SESSION = "s-1";
+  private static final String TASK = "t-1";
+
+  @RegisterExtension final TestDatabase db = new TestDatabase();
+  @TempDir Path workspace;
+  @TempDir Path stateDir;
+  private AcpHarness harness;
+  private String token;
+
+  @AfterEach
+  void stopAgents() {
+    if (harness != null) {
+      harness.close();
+    }
+  }
+
+  private LaunchResult launched(String mode, String... flags) {
+    harness = new AcpHarness(db, TestAgent.profile(mode, stateDir, flags));
+    db.fixtures().task(TASK, "ws-1", "REVIEW").session(SESSION, TASK, "test-agent", SessionState.STARTING, "{}");
+    LaunchResult result = harness.launch(SESSION, workspace);
+    token = result.providerSessionId();
+    db.fixtures().exec("UPDATE task_sessions SET state = 'WAITING_FOR_INPUT' WHERE id = ?", SESSION);
+    return result;
+  }
+
+  private String sessionState() {
+    return db.fixtures().string("SELECT state FROM task_sessions WHERE id = ?", SESSION);
+  }
+
+  private String taskState() {
+    return db.fixtures().string("SELECT state FROM tasks WHERE id = ?", TASK);
+  }
+
+  @Test
+  void promptTurnRunsThroughRunningAndPersistsTheResponseBeforeTheSessionSettles() {
+    launched("normal");
+
+    TurnResult turn = harness.host.prompt(SESSION, "fix the bug");
+
+    assertThat(turn.stopReason()).isEqualTo("end_turn");
+    assertThat(turn.responseText()).isEqualTo("Working on: fix the bug");
+    assertThat(turn.messagesPersisted()).isEqualTo(2);
+    assertThat(sessionState()).isEqualTo("WAITING_FOR_INPUT");
+    assertThat(taskState()).isEqualTo("REVIEW");
+    assertThat(db.fixtures().string(
+            "SELECT string_agg(from_state || '>' || to_state, ',' ORDER BY id) FROM session_events"))
+        .isEqualTo("WAITING_FOR_INPUT>RUNNING,RUNNING>WAITING_FOR_INPUT");
+    assertThat(db.fixtures().count(
+        "SELECT count(*) FROM session_messages m, session_events e WHERE e.to_state = 'WAITING_FOR_INPUT'"
+            + " AND m.role = 'agent' AND m.created_at <= e.at"))
+        .as("the response row was committed before the settling transition").isEqualTo(1);
+    assertThat(harness.transcripts.list(SESSION)).extracting(TranscriptEntry::content)
+        .containsExactly("fix the bug", "Working on: fix the bug");
+  }
+
+  @Test
+  void promptNeedsASessionWaitingForInput() {
+    launched("normal");
+    db.fixtures().exec("UPDATE task_sessions SET state = 'RUNNING' WHERE id = ?", SESSION);
+
+    assertThatThrownBy(() -> harness.host.prompt(SESSION, "hi"))
+        .isInstanceOf(IllegalStateException.class).hasMessageContaining("is RUNNING");
+    assertThat(harness.messages(SESSION)).isZero();
+  }
+
+  @Test
+  void cancelTurnEndsASlowTurnWithStopReasonCancelled() throws Exception {
+    launched("slow-turn");
+    CompletableFuture<TurnResult> turn = CompletableFuture.supplyAsync(() -> harness.host.prompt(SESSION, "slow"));
+    AcpHarness.await("the turn to be running", Duration.ofSeconds(5), () -> "RUNNING".equals(sessionState()));
+    AcpHarness.await("the first chunk", Duration.ofSeconds(5),
+        () -> db.fixtures().string("SELECT state FROM tasks WHERE id = ?", TASK).equals("IN_PROGRESS"));
+
+    harness.host.cancelTurn(SESSION);
+
+    TurnResult result = turn.get(5, TimeUnit.SECONDS);
+    assertThat(result.stopReason()).isEqualTo("cancelled");
+    assertThat(sessionState()).isEqualTo("WAITING_FOR_INPUT");
+    assertThat(taskState()).isEqualTo("REVIEW");
+    assertThat(harness.host.isRunning(SESSION)).isTrue();
+  }
+
+  @Test
+  void crashMidTurnIsRecordedAndTheSessionSettlesWithTheErrorKeepingTheToken() throws Exception {
+    LaunchResult launch = launched("crash-mid-turn");
+
+    AgentTurnException e = catchThrowableOfType(AgentTurnException.class, () -> harness.host.prompt(SESSION, "boom"));
+
+    assertThat(e.exitCode()).isEqualTo(5);
+    assertThat(e.stderrTail()).contains("crashing mid-turn as configured");
+    assertThat(sessionState()).isEqualTo("WAITING_FOR_INPUT");
+    assertThat(db.fixtures().string("SELECT error_message FROM task_sessions WHERE id = ?", SESSION))
+        .contains("transport closed during the turn");
+    assertThat(taskState()).isEqualTo("REVIEW");
+    assertThat(harness.transcripts.list(SESSION)).extracting(TranscriptEntry::content)
+        .containsExactly("boom", "Working on: ");
+    AcpHarness.await("the exit to be recorded", Duration.ofSeconds(5),
+        () -> harness.executor(SESSION).status().equals("failed"));
+    ExecutorRecord executor = harness.executor(SESSION);
+    assertThat(executor.pid()).isNull();
+    assertThat(executor.errorMessage()).contains("exited on its own with code 5");
+    assertThat(harness.host.isRunning(SESSION)).isFalse();
+    assertThat(ProcessHandle.of(launch.pid())).isEmpty();
+    harness.assertTokenUnchanged(SESSION, token);
+  }
+
+  @Test
+  void agentDyingOnItsOwnIsRecordedForRecoveryAndReaped() throws Exception {
+    LaunchResult launch = launched("normal");
+
+    ProcessHandle.of(launch.pid()).orElseThrow().destroyForcibly();
+
+    AcpHarness.await("the exit to be recorded", Duration.ofSeconds(5),
+        () -> harness.executor(SESSION).status().equals("failed"));
+    assertThat(harness.executor(SESSION).pid()).isNull();
+    assertThat(harness.executor(SESSION).errorMessage()).contains("exited on its own with code 137");
+    assertThat(harness.executors.claimedBy(AcpHarness.HOST, AcpHarness.INSTANCE)).isEmpty();
+    assertThat(harness.host.isRunning(SESSION)).isFalse();
+    harness.assertTokenUnchanged(SESSION, token);
+    assertThatThrownBy(() -> harness.host.prompt(SESSION, "hi")).isInstanceOf(IllegalStateException.class);
+  }
+
+  @Test
+  void stopEndsTheAgentRecordsStoppedAndIsIdempotent() {
+    LaunchResult launch = launched("normal");
+    assertThat(harness.executors.claimedBy(AcpHarness.HOST, AcpHarness.INSTANCE)).hasSize(1);
+
+    harness.host.stop(SESSION);
+    harness.host.stop(SESSION);
+    harness.host.stop("never-launched");
+
+    assertThat(harness.host.isRunning(SESSION)).isFalse();
+    assertThat(ProcessHandle.of(launch.pid()).map(ProcessHandle::isAlive).orElse(false)).isFalse();
+    assertThat(harness.executor(SESSION).status()).isEqualTo("stopped");
+    assertThat(harness.executor(SESSION).pid()).isNull();
+    harness.assertTokenUnchanged(SESSION, token);
+  }
+
+  @Test
+  void permissionRequestsAreAnsweredByPolicy() {
+    launched("normal", "--ask-permission");
+    assertThat(harness.host.prompt(SESSION, "edit").responseText()).contains("[permission: allow]");
+    harness.close();
+
+    harness = new AcpHarness(db, AgentProfiles.of(TestAgent.profile("normal", stateDir, "--ask-permission")),
+        AcpHarness.TIMEOUTS, PermissionPolicy.REJECT);
+    harness.launch(SESSION, workspace);
+    assertThat(harness.host.prompt(SESSION, "edit").responseText()).contains("[permission: reject]");
+  }
+
+  @Test
+  void fileReadsAndWritesStayInsideTheWorkspace() throws Exception {
+    launched("normal");
+    Files.writeString(workspace.resolve("notes.txt"), "inside");
+    Path outside = Files.createTempFile("kandev-outside", ".txt");
+    Files.writeString(outside, "secret");
+    Files.createSymbolicLink(workspace.resolve("link"), outside);
+
+    assertThat(harness.host.prompt(SESSION, "read:" + workspace.resolve("notes.txt")).responseText())
+        .contains("[read: inside]");
+    assertThat(harness.host.prompt(SESSION, "read:" + outside).responseText())
+        .contains("read error -32602").contains("outside the session workspace").doesNotContain("secret]");
+    assertThat(harness.host.prompt(SESSION, "read:" + workspace.resolve("link")).responseText())
+        .contains("read error -32602");
+    assertThat(harness.host.prompt(SESSION, "read:" + workspace.resolve("../x/../" + outside.getFileName())).responseText())
+        .contains("read error -32602");
+    assertThat(harness.host.prompt(SESSION, "read:" + workspace.resolve("missing.txt")).responseText())
+        .contains("read error -32002");
+    assertThat(harness.host.prompt(SESSION, "write:" + workspace.resolve("dir/out.txt") + ":hello").responseText())
+        .contains("[written]");
+    assertThat(Files.readString(workspace.resolve("dir/out.txt"))).isEqualTo("hello");
+    assertThat(harness.host.prompt(SESSION, "write:" + outside + ":pwned").responseText())
+        .contains("write error -32602");
+    assertThat(Files.readString(outside)).isEqualTo("secret");
+    Files.delete(outside);
+  }
+
+  @Test
+  void unsupportedAgentRequestsGetAMethodNotFoundError() {
+    launched("normal");
+
+    assertThat(harness.host.prompt(SESSION, "unsupported").responseText())
+        .contains("terminal error -32601");
+  }
+
+  @Test
+  void turnExceedingItsTimeoutIsCancelled() {
+    harness = new AcpHarness(db, AgentProfiles.of(TestAgent.profile("slow-turn", stateDir)),
+        AcpHarness.TIMEOUTS.withTurn(Duration.ofSeconds(1)), PermissionPolicy.ALLOW);
+    db.fixtures().task(TASK, "ws-1", "REVIEW").session(SESSION, TASK, "test-agent", SessionState.STARTING, "{}");
+    harness.launch(SESSION, workspace);
+    db.fixtures().exec("UPDATE task_sessions SET state = 'WAITING_FOR_INPUT' WHERE id = ?", SESSION);
+
+    TurnResult result = harness.host.prompt(SESSION, "slow");
+
+    assertThat(result.stopReason()).isEqualTo("cancelled");
+    assertThat(sessionState()).isEqualTo("WAITING_FOR_INPUT");
+    assertThat(List.of(taskState())).containsExactly("REVIEW");
+  }
+}

@@ -1,0 +1,80 @@
+package dev.kandev.recovery.activities.acp;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.kandev.recovery.activities.store.ExecutorRecord;
+import dev.kandev.recovery.activities.store.ExecutorsRunningStore;
+import dev.kandev.recovery.activities.store.Fence;
+import dev.kandev.recovery.activities.store.SessionIdentity;
+import dev.kandev.recovery.activities.store.SessionIdentityStore;
+import dev.kandev.recovery.activities.store.TranscriptStore;
+import dev.kandev.recovery.activities.testing.Fixtures;
+import dev.kandev.recovery.activities.testing.TestDatabase;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.function.BooleanSupplier;
+
+/** Shared setup of the ACP tests: an {@link AgentHost} on the test database with short timeouts. */
+final class AcpHarness implements AutoCloseable {
+  static final String HOST = "test-host";
+  static final String INSTANCE = "worker-1";
+  static final AcpTimeouts TIMEOUTS =
+      new AcpTimeouts(Duration.ofSeconds(10), Duration.ofSeconds(15), Duration.ofSeconds(15),
+          Duration.ofSeconds(15), Duration.ofSeconds(30), Duration.ofSeconds(3));
+
+  final TestDatabase db;
+  final Fixtures fixtures;
+  final SessionIdentityStore identities;
+  final ExecutorsRunningStore executors;
+  final TranscriptStore transcripts;
+  final AgentHost host;
+
+  AcpHarness(TestDatabase db, AgentProfiles profiles, AcpTimeouts timeouts, PermissionPolicy policy) {
+    this.db = db;
+    this.fixtures = db.fixtures();
+    this.identities = new SessionIdentityStore(db.dataSource());
+    this.executors = new ExecutorsRunningStore(db.dataSource());
+    this.transcripts = new TranscriptStore(db.dataSource());
+    this.host = AgentHost.create(db.dataSource(), profiles, timeouts, HOST, INSTANCE, policy);
+  }
+
+  AcpHarness(TestDatabase db, AgentProfile profile) {
+    this(db, AgentProfiles.of(profile), TIMEOUTS, PermissionPolicy.ALLOW);
+  }
+
+  LaunchResult launch(String sessionId, Path workspace) {
+    return launch(sessionId, workspace, Map.of());
+  }
+
+  LaunchResult launch(String sessionId, Path workspace, Map<String, String> credentials) {
+    return host.launch(new LaunchRequest(sessionId, "test-agent", workspace, credentials, Fence.none()));
+  }
+
+  void assertTokenUnchanged(String sessionId, String token) {
+    assertThat(identities.read(sessionId)).isEqualTo(new SessionIdentity(token, token));
+  }
+
+  ExecutorRecord executor(String sessionId) {
+    return executors.find(sessionId).orElseThrow();
+  }
+
+  long messages(String sessionId) {
+    return fixtures.count("SELECT count(*) FROM session_messages WHERE session_id = ?", sessionId);
+  }
+
+  static void await(String what, Duration timeout, BooleanSupplier condition) throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("timed out after " + timeout + " waiting for " + what);
+      }
+      Thread.sleep(20);
+    }
+  }
+
+  @Override
+  public void close() {
+    host.close();
+  }
+}
