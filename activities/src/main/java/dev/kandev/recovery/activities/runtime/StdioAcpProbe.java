@@ -2,31 +2,26 @@ package dev.kandev.recovery.activities.runtime;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.kandev.recovery.activities.acp.AcpConnection;
+import dev.kandev.recovery.activities.acp.AcpError;
+import dev.kandev.recovery.activities.acp.AcpRemoteException;
+import dev.kandev.recovery.activities.acp.AcpTransportClosedException;
 import dev.kandev.recovery.workflows.runtime.ProbeInfo;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.OutputStream;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * A minimal ACP client for the probe only: one {@code initialize} over the child's stdio
- * (JSON-RPC 2.0, one object per line), then the child is stopped. It accepts protocol version 1,
- * the version this project speaks.
+ * The probe over the project's ACP JSON-RPC transport ({@link AcpConnection}): start the runtime's
+ * launch command, one {@code initialize} declaring no client capabilities (the probe serves no fs
+ * or terminal requests), require protocol version 1, then stop the whole process tree.
  */
 public final class StdioAcpProbe implements AcpProbe {
   static final int PROTOCOL_VERSION = 1;
-  private static final String INITIALIZE =
-      "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":1,"
-          + "\"clientCapabilities\":{\"fs\":{\"readTextFile\":false,\"writeTextFile\":false},\"terminal\":false},"
-          + "\"clientInfo\":{\"name\":\"kandev-recovery\",\"version\":\"0.1.0\"}}}\n";
 
   private final ObjectMapper json;
 
@@ -47,29 +42,21 @@ public final class StdioAcpProbe implements AcpProbe {
       throw new ProbeFailedException("cannot start " + argv.get(0) + ": " + e.getMessage());
     }
     OutputTail stderr = new OutputTail();
-    stderr.drain(process.getErrorStream(), "acp-probe-stderr-" + process.pid());
-    CompletableFuture<JsonNode> answer = new CompletableFuture<>();
-    Thread reader = new Thread(() -> {
-      try {
-        answer.complete(readAnswer(process));
-      } catch (RuntimeException e) {
-        answer.completeExceptionally(e);
-      }
-    }, "acp-probe-stdout-" + process.pid());
-    reader.setDaemon(true);
-    reader.start();
-    try {
-      try (OutputStream stdin = process.getOutputStream()) {
-        stdin.write(INITIALIZE.getBytes(StandardCharsets.UTF_8));
-        stdin.flush();
-        return check(answer.get(timeout.toMillis(), TimeUnit.MILLISECONDS));
-      }
+    Thread stderrReader = stderr.drain(process.getErrorStream(), "acp-probe-stderr-" + process.pid());
+    try (AcpConnection connection = new AcpConnection(
+        "runtime-probe-" + process.pid(), process.getInputStream(), process.getOutputStream(), json,
+        (method, params) -> {},
+        (method, params) -> {
+          throw new AcpRemoteException(method, new AcpError(AcpError.METHOD_NOT_FOUND, "Method not found", null));
+        })) {
+      return check(connection.request("initialize", initializeParams(), timeout));
+    } catch (AcpTransportClosedException e) {
+      throw new ProbeFailedException(
+          "the agent closed its stdout before answering initialize" + exit(process) + tail(stderrReader, stderr));
     } catch (TimeoutException e) {
-      throw new ProbeFailedException("no initialize answer within " + timeout.toSeconds() + "s" + tail(stderr));
-    } catch (ExecutionException e) {
-      throw new ProbeFailedException(e.getCause().getMessage() + exit(process) + tail(stderr));
-    } catch (IOException e) {
-      throw new ProbeFailedException("agent closed its stdin before initialize" + exit(process) + tail(stderr));
+      throw new ProbeFailedException("no initialize answer within " + timeout.toSeconds() + "s" + tail(null, stderr));
+    } catch (AcpRemoteException e) {
+      throw new ProbeFailedException("initialize returned error " + e.error().describe());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new ProbeFailedException("interrupted");
@@ -78,39 +65,22 @@ public final class StdioAcpProbe implements AcpProbe {
     }
   }
 
-  /** The response with id 1; notifications and non-JSON lines before it are skipped. */
-  private JsonNode readAnswer(Process process) {
-    try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-      for (String line; (line = in.readLine()) != null; ) {
-        JsonNode message;
-        try {
-          message = json.readTree(line);
-        } catch (IOException notJson) {
-          continue;
-        }
-        if (message != null && message.path("id").asInt(-1) == 1 && !message.has("method")) {
-          return message;
-        }
-      }
-    } catch (IOException e) {
-      throw new IllegalStateException("reading agent stdout: " + e.getMessage(), e);
-    }
-    throw new IllegalStateException("agent closed stdout before answering initialize");
+  private ObjectNode initializeParams() {
+    ObjectNode params = json.createObjectNode().put("protocolVersion", PROTOCOL_VERSION);
+    ObjectNode capabilities = params.putObject("clientCapabilities");
+    capabilities.putObject("fs").put("readTextFile", false).put("writeTextFile", false);
+    capabilities.put("terminal", false);
+    params.putObject("clientInfo").put("name", "kandev-recovery-runtime-probe").put("version", "0.1.0");
+    return params;
   }
 
-  private static ProbeInfo check(JsonNode response) throws ProbeFailedException {
-    if (response.has("error")) {
-      JsonNode error = response.get("error");
-      throw new ProbeFailedException("initialize returned error " + error.path("code").asInt() + ": "
-          + bounded(error.path("message").asText()));
-    }
-    JsonNode result = response.path("result");
+  private static ProbeInfo check(JsonNode result) throws ProbeFailedException {
     if (!result.path("protocolVersion").isInt()) {
       throw new ProbeFailedException("initialize answer has no integer protocolVersion");
     }
     int version = result.get("protocolVersion").asInt();
     if (version != PROTOCOL_VERSION) {
-      throw new ProbeFailedException("unsupported protocol version " + version);
+      throw new ProbeFailedException("unsupported protocol version " + version + "; this client speaks " + PROTOCOL_VERSION);
     }
     JsonNode agentInfo = result.path("agentInfo");
     return new ProbeInfo(
@@ -122,14 +92,22 @@ public final class StdioAcpProbe implements AcpProbe {
 
   private static String exit(Process process) {
     try {
-      return process.waitFor(1, TimeUnit.SECONDS) ? " (exit code " + process.exitValue() + ")" : "";
+      return process.waitFor(2, TimeUnit.SECONDS) ? " (exit code " + process.exitValue() + ")" : "";
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return "";
     }
   }
 
-  private static String tail(OutputTail stderr) {
+  /** The last stderr lines; after an exit, waits briefly for the reader to reach EOF. */
+  private static String tail(Thread reader, OutputTail stderr) {
+    if (reader != null) {
+      try {
+        reader.join(1_000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
     List<String> lines = stderr.lines();
     return lines.isEmpty() ? "" : "; stderr: " + String.join(" / ", lines.subList(Math.max(0, lines.size() - 3), lines.size()));
   }
