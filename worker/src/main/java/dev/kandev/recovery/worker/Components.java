@@ -1,12 +1,34 @@
 package dev.kandev.recovery.worker;
 
+import dev.kandev.recovery.activities.acp.AgentHost;
+import dev.kandev.recovery.activities.acp.AgentProfiles;
+import dev.kandev.recovery.activities.credentials.CredentialBroker;
+import dev.kandev.recovery.activities.credentials.CredentialHelper;
+import dev.kandev.recovery.activities.credentials.CredentialRedemptionServer;
+import dev.kandev.recovery.activities.credentials.GitCredentialEnvironment;
 import dev.kandev.recovery.activities.json.Json;
+import dev.kandev.recovery.activities.resume.AgentActivitiesImpl;
+import dev.kandev.recovery.activities.resume.CredentialActivitiesImpl;
+import dev.kandev.recovery.activities.resume.ResumeLockActivitiesImpl;
+import dev.kandev.recovery.activities.resume.SessionActivitiesImpl;
+import dev.kandev.recovery.activities.runtime.CommandRunner;
+import dev.kandev.recovery.activities.runtime.RuntimeUpdateActivitiesImpl;
+import dev.kandev.recovery.activities.runtime.StdioAcpProbe;
 import dev.kandev.recovery.activities.store.Database;
 import dev.kandev.recovery.activities.store.ResumeLockStore;
+import dev.kandev.recovery.activities.store.RuntimeJobStore;
 import dev.kandev.recovery.activities.store.SessionIdentityStore;
 import dev.kandev.recovery.activities.store.SessionStore;
 import dev.kandev.recovery.activities.store.TaskStore;
+import dev.kandev.recovery.workflows.resume.ResumeSessionWorkflowImpl;
+import dev.kandev.recovery.workflows.runtime.BuiltInAgents;
+import dev.kandev.recovery.workflows.runtime.RuntimeUpdateWorkflow;
+import dev.kandev.recovery.workflows.runtime.RuntimeUpdateWorkflowImpl;
 import io.temporal.worker.Worker;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.time.Clock;
 
 /** The real parts one worker process drives, built once from the settings. */
 public final class Components implements AutoCloseable {
@@ -16,18 +38,73 @@ public final class Components implements AutoCloseable {
   final SessionIdentityStore identities;
   final ResumeLockStore locks;
   final TaskStore tasks;
+  final RuntimeJobStore runtimeJobs;
+  /** The agents whose runtime may be updated; production: Kandev's built-ins. */
+  final BuiltInAgents builtInAgents;
+  final AgentProfiles agentProfiles;
+  final CredentialBroker broker;
+  final CredentialRedemptionServer redemption;
+  final AgentHost agentHost;
+  private final GitCredentialEnvironment credentialEnvironment;
 
   public Components(Settings settings, Database database) {
+    this(settings, database, BuiltInAgents.KANDEV, null);
+  }
+
+  /**
+   * With another agent catalogue (tests add the packaged ACP test agent) and, if not null, these
+   * agent profiles instead of the ones derived from the catalogue and KANDEV_AGENTS_FILE.
+   */
+  public Components(Settings settings, Database database, BuiltInAgents builtInAgents, AgentProfiles agentProfiles) {
     this.settings = settings;
     this.database = database;
-    this.sessions = new SessionStore(database.dataSource(), Json.mapper());
-    this.identities = new SessionIdentityStore(database.dataSource());
-    this.locks = new ResumeLockStore(database.dataSource());
-    this.tasks = new TaskStore(database.dataSource());
+    var dataSource = database.dataSource();
+    this.sessions = new SessionStore(dataSource, Json.mapper());
+    this.identities = new SessionIdentityStore(dataSource);
+    this.locks = new ResumeLockStore(dataSource);
+    this.tasks = new TaskStore(dataSource);
+    this.runtimeJobs = new RuntimeJobStore(dataSource, Json.mapper());
+    this.builtInAgents = builtInAgents;
+    this.agentProfiles = agentProfiles != null ? agentProfiles
+        : AgentCatalog.load(builtInAgents, settings.npm(), settings.agentsFile());
+    this.broker = CredentialBroker.create(dataSource, Json.mapper(), settings.gitHubApp(), Clock.systemUTC());
+    this.redemption = CredentialRedemptionServer.start(broker, settings.credentialBrokerPort());
+    this.credentialEnvironment = new GitCredentialEnvironment(redemption.url(), installCredentialHelper());
+    this.agentHost = AgentHost.create(dataSource, this.agentProfiles, settings.acpTimeouts(), settings.host(),
+        settings.workerInstance(), settings.permissionPolicy());
   }
 
   /** Registers the workflow implementations and activity implementations on {@code worker}. */
-  void register(Worker worker) {}
+  public void register(Worker worker) {
+    registerResume(worker);
+    registerRuntimeUpdate(worker);
+  }
+
+  private void registerResume(Worker worker) {
+    worker.registerWorkflowImplementationTypes(ResumeSessionWorkflowImpl.class);
+    worker.registerActivitiesImplementations(
+        new ResumeLockActivitiesImpl(locks, settings.resumeLockTtl()),
+        new SessionActivitiesImpl(sessions, identities, tasks, Json.mapper(),
+            agentProfiles.ids()::contains, agentHost::isRunning),
+        new CredentialActivitiesImpl(broker),
+        new AgentActivitiesImpl(agentHost, sessions, broker, credentialEnvironment));
+  }
+
+  private void registerRuntimeUpdate(Worker worker) {
+    worker.registerWorkflowImplementationFactory(
+        RuntimeUpdateWorkflow.class, () -> new RuntimeUpdateWorkflowImpl(builtInAgents));
+    worker.registerActivitiesImplementations(
+        new RuntimeUpdateActivitiesImpl(
+            builtInAgents, settings.npm(), new CommandRunner(), new StdioAcpProbe(Json.mapper()), runtimeJobs));
+  }
+
+  private static java.nio.file.Path installCredentialHelper() {
+    try {
+      return CredentialHelper.install(Files.createTempDirectory("kandev-credential-helper"));
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot install the git credential helper", e);
+    }
+  }
 
   public Settings settings() {
     return settings;
@@ -37,8 +114,14 @@ public final class Components implements AutoCloseable {
     return database;
   }
 
+  public AgentHost agentHost() {
+    return agentHost;
+  }
+
+  /** Stops the agents this worker runs and the redemption endpoint; the database is the caller's. */
   @Override
   public void close() {
-    database.close();
+    agentHost.close();
+    redemption.close();
   }
 }

@@ -1,39 +1,83 @@
 package dev.kandev.recovery.worker;
 
+import dev.kandev.recovery.activities.acp.AcpTimeouts;
+import dev.kandev.recovery.activities.acp.PermissionPolicy;
+import dev.kandev.recovery.activities.credentials.GitHubAppSettings;
+import dev.kandev.recovery.activities.runtime.NpmSettings;
 import dev.kandev.recovery.activities.store.DatabaseSettings;
 import dev.kandev.recovery.workflows.RecoveryTaskQueue;
 import java.lang.management.ManagementFactory;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * The worker's configuration, read from environment variables with defaults that work on a
- * developer machine with a local PostgreSQL (see README "Configuration").
+ * developer machine with a local PostgreSQL (README "Configuration" lists them all).
+ *
+ * @param host this machine's name in {@code executors_running.host}; restart recovery resumes the
+ *     sessions whose agents ran on it
+ * @param agentsFile JSON agent profiles added to (or replacing) the built-in npm agents; null: none
+ * @param credentialBrokerPort loopback port of the git credential redemption endpoint; 0: any free
  */
 public record Settings(
     DatabaseSettings database,
     String temporalAddress,
     String temporalNamespace,
     String taskQueue,
+    String host,
     String workerInstance,
-    boolean registerSearchAttributes) {
+    boolean registerSearchAttributes,
+    NpmSettings npm,
+    Path agentsFile,
+    AcpTimeouts acpTimeouts,
+    PermissionPolicy permissionPolicy,
+    Optional<GitHubAppSettings> gitHubApp,
+    int credentialBrokerPort,
+    Duration resumeLockTtl) {
 
   public static Settings fromEnvironment(Map<String, String> env) {
+    AcpTimeouts timeouts = AcpTimeouts.defaults()
+        .withInitialize(seconds(env, "KANDEV_ACP_INITIALIZE_TIMEOUT_SECONDS", 180))
+        .withSessionLoad(seconds(env, "KANDEV_ACP_SESSION_LOAD_TIMEOUT_SECONDS", 120))
+        .withSessionNew(seconds(env, "KANDEV_ACP_SESSION_NEW_TIMEOUT_SECONDS", 120))
+        .withTurn(seconds(env, "KANDEV_ACP_TURN_TIMEOUT_SECONDS", 1800));
+    String agentsFile = env.getOrDefault("KANDEV_AGENTS_FILE", "");
     return new Settings(
         new DatabaseSettings(
             env.getOrDefault("KANDEV_DB_URL", "jdbc:postgresql://127.0.0.1:5432/postgres"),
             env.getOrDefault("KANDEV_DB_USER", "postgres"),
             env.getOrDefault("KANDEV_DB_PASSWORD", ""),
             env.getOrDefault("KANDEV_DB_SCHEMA", "kandev_recovery"),
-            Integer.parseInt(env.getOrDefault("KANDEV_DB_POOL_SIZE", "10"))),
+            integer(env, "KANDEV_DB_POOL_SIZE", 10)),
         env.getOrDefault("TEMPORAL_ADDRESS", "127.0.0.1:7233"),
         env.getOrDefault("TEMPORAL_NAMESPACE", "default"),
         env.getOrDefault("KANDEV_TASK_QUEUE", RecoveryTaskQueue.DEFAULT),
+        env.getOrDefault("KANDEV_HOST", localHostName()),
         env.getOrDefault("KANDEV_WORKER_INSTANCE", ManagementFactory.getRuntimeMXBean().getName()),
-        Boolean.parseBoolean(env.getOrDefault("KANDEV_REGISTER_SEARCH_ATTRIBUTES", "false")));
+        Boolean.parseBoolean(env.getOrDefault("KANDEV_REGISTER_SEARCH_ATTRIBUTES", "false")),
+        NpmSettings.fromEnvironment(env),
+        agentsFile.isBlank() ? null : Path.of(agentsFile),
+        timeouts,
+        PermissionPolicy.valueOf(env.getOrDefault("KANDEV_AGENT_PERMISSION_POLICY", "reject").toUpperCase(Locale.ROOT)),
+        GitHubAppSettings.fromEnvironment(env),
+        integer(env, "KANDEV_CREDENTIAL_BROKER_PORT", 0),
+        Duration.ofMinutes(integer(env, "KANDEV_RESUME_LOCK_TTL_MINUTES", 15)));
   }
 
   public static Settings fromEnvironment() {
     return fromEnvironment(System.getenv());
+  }
+
+  /** The same settings with another npm (tests use a private cache and registry). */
+  public Settings withNpm(NpmSettings other) {
+    return new Settings(database, temporalAddress, temporalNamespace, taskQueue, host, workerInstance,
+        registerSearchAttributes, other, agentsFile, acpTimeouts, permissionPolicy, gitHubApp, credentialBrokerPort,
+        resumeLockTtl);
   }
 
   /** The port part of {@link #temporalAddress()}. */
@@ -43,5 +87,29 @@ public record Settings(
       throw new IllegalArgumentException("TEMPORAL_ADDRESS '" + temporalAddress + "' must be host:port");
     }
     return Integer.parseInt(temporalAddress.substring(colon + 1));
+  }
+
+  private static int integer(Map<String, String> env, String name, int fallback) {
+    String value = env.get(name);
+    if (value == null || value.isBlank()) {
+      return fallback;
+    }
+    try {
+      return Integer.parseInt(value.trim());
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(name + " must be a whole number, got '" + value + "'");
+    }
+  }
+
+  private static Duration seconds(Map<String, String> env, String name, int fallback) {
+    return Duration.ofSeconds(integer(env, name, fallback));
+  }
+
+  private static String localHostName() {
+    try {
+      return InetAddress.getLocalHost().getHostName();
+    } catch (UnknownHostException e) {
+      return "localhost";
+    }
   }
 }

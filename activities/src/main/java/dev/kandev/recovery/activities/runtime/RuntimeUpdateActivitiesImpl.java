@@ -1,0 +1,99 @@
+package dev.kandev.recovery.activities.runtime;
+
+import dev.kandev.recovery.activities.store.RuntimeJobStore;
+import dev.kandev.recovery.workflows.runtime.AgentRuntime;
+import dev.kandev.recovery.workflows.runtime.BuiltInAgents;
+import dev.kandev.recovery.workflows.runtime.ProbeInfo;
+import dev.kandev.recovery.workflows.runtime.ProbeStep;
+import dev.kandev.recovery.workflows.runtime.RepairOutcome;
+import dev.kandev.recovery.workflows.runtime.RepairStep;
+import dev.kandev.recovery.workflows.runtime.RuntimeFailureTypes;
+import dev.kandev.recovery.workflows.runtime.RuntimeJobSnapshot;
+import dev.kandev.recovery.workflows.runtime.RuntimeUpdateActivities;
+import dev.kandev.recovery.workflows.runtime.UpdateOutcome;
+import dev.kandev.recovery.workflows.runtime.UpdateStep;
+import io.temporal.failure.ApplicationFailure;
+import java.nio.file.Path;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Temporal face of the npm runtime parts. Each step resolves the agent id in its own trusted
+ * catalogue (a spec never arrives from outside) and reports failure as a non-retryable
+ * ApplicationFailure with a stable type and a bounded message.
+ */
+public final class RuntimeUpdateActivitiesImpl implements RuntimeUpdateActivities {
+  private static final Logger log = LoggerFactory.getLogger(RuntimeUpdateActivitiesImpl.class);
+
+  private final BuiltInAgents catalogue;
+  private final NpmSettings npm;
+  private final CommandRunner runner;
+  private final NpmCacheRoot cacheRoot;
+  private final AcpProbe probe;
+  private final RuntimeJobStore jobs;
+
+  public RuntimeUpdateActivitiesImpl(
+      BuiltInAgents catalogue, NpmSettings npm, CommandRunner runner, AcpProbe probe, RuntimeJobStore jobs) {
+    this.catalogue = catalogue;
+    this.npm = npm;
+    this.runner = runner;
+    this.cacheRoot = new NpmCacheRoot(npm, runner);
+    this.probe = probe;
+    this.jobs = jobs;
+  }
+
+  @Override
+  public void saveJob(RuntimeJobSnapshot job) {
+    agent(job.agentId());
+    jobs.save(job);
+  }
+
+  @Override
+  public UpdateOutcome runUpdate(UpdateStep step) {
+    AgentRuntime agent = agent(step.agentId());
+    CommandResult result;
+    try {
+      result = runner.run(npm.updateCommand(agent.packageSpec()), npm.environment(), npm.updateTimeout(), true);
+    } catch (RuntimeException e) {
+      throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), RuntimeFailureTypes.UPDATE_FAILED);
+    }
+    UpdateOutcome outcome = new UpdateOutcome(
+        result.argv(), result.exitCode(), result.timedOut(), result.duration().toMillis(), result.stdout());
+    log.info("runtime update attempt {} of {}: {}", step.attempt(), agent.agentId(),
+        result.succeeded() ? "ok" : result.describe());
+    if (!result.succeeded()) {
+      throw ApplicationFailure.newNonRetryableFailure(result.describe(), RuntimeFailureTypes.UPDATE_FAILED, outcome);
+    }
+    return outcome;
+  }
+
+  @Override
+  public RepairOutcome repairExecutionCache(RepairStep step) {
+    AgentRuntime agent = agent(step.agentId());
+    try {
+      Path root = cacheRoot.resolve();
+      RepairOutcome outcome = NpxExecutionTree.invalidate(root, agent.packageSpec());
+      log.info("runtime cache repair of {}: {} {}", agent.agentId(),
+          outcome.removed() ? "removed" : "nothing to remove at", outcome.target());
+      return outcome;
+    } catch (CacheRepairException e) {
+      log.warn("runtime cache repair of {} failed: {}", agent.agentId(), e.getMessage());
+      throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), RuntimeFailureTypes.CACHE_REPAIR_FAILED);
+    }
+  }
+
+  @Override
+  public ProbeInfo probeAcp(ProbeStep step) {
+    AgentRuntime agent = agent(step.agentId());
+    try {
+      return probe.probe(npm.launchCommand(agent.packageSpec(), agent.acpArgs()), npm.environment(), npm.probeTimeout());
+    } catch (AcpProbe.ProbeFailedException e) {
+      throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), RuntimeFailureTypes.PROBE_FAILED);
+    }
+  }
+
+  private AgentRuntime agent(String agentId) {
+    return catalogue.find(agentId).orElseThrow(() -> ApplicationFailure.newNonRetryableFailure(
+        "unknown agent '" + agentId + "'", RuntimeFailureTypes.UNKNOWN_AGENT));
+  }
+}

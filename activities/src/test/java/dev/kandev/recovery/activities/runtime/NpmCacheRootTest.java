@@ -1,0 +1,73 @@
+package dev.kandev.recovery.activities.runtime;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.kandev.recovery.activities.testing.NpmSandbox;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class NpmCacheRootTest {
+  @TempDir Path dir;
+
+  @Test
+  void realNpmReportsThePrivateCacheRoot() throws Exception {
+    NpmSandbox sandbox = NpmSandbox.in(dir, "http://127.0.0.1:9/");
+
+    assertThat(new NpmCacheRoot(sandbox.settings(), new CommandRunner()).resolve()).isEqualTo(sandbox.cache());
+  }
+
+  @Test
+  void aRelativeRootReportedByNpmIsRefused() throws Exception {
+    NpmSandbox sandbox = NpmSandbox.in(dir, "http://127.0.0.1:9/");
+    NpmSettings settings = withCache(sandbox, "relative-cache");
+
+    // npm resolves a relative npm_config_cache against its cwd; a root printed relative would be refused
+    Path reported = new NpmCacheRoot(settings, new CommandRunner()).resolve();
+    assertThat(reported).isAbsolute();
+    assertThatThrownBy(() -> NpmCacheRoot.validate("relative-cache"))
+        .isInstanceOf(CacheRepairException.class).hasMessageContaining("not absolute");
+  }
+
+  @Test
+  void aFailingNpmIsARepairFailureNotAGuess() throws Exception {
+    NpmSandbox sandbox = NpmSandbox.in(dir, "http://127.0.0.1:9/");
+    NpmSettings broken = new NpmSettings("false", "npx", sandbox.environment(),
+        Duration.ofSeconds(5), Duration.ofSeconds(5), Duration.ofSeconds(5));
+
+    assertThatThrownBy(() -> new NpmCacheRoot(broken, new CommandRunner()).resolve())
+        .isInstanceOf(CacheRepairException.class).hasMessageContaining("resolve npm cache root");
+  }
+
+  @Test
+  void commandsAreTheKandevArgvWithoutAShell() {
+    NpmSettings settings = new NpmSettings("npm", "npx", Map.of(), Duration.ofMinutes(5), Duration.ofMinutes(1), Duration.ofSeconds(30));
+
+    assertThat(settings.updateCommand("opencode-ai"))
+        .containsExactly("npm", "exec", "--yes", "--prefer-online", "--package=opencode-ai", "--", "node", "-e", "");
+    assertThat(settings.launchCommand("opencode-ai", List.of("acp", "--print-logs", "--log-level", "ERROR")))
+        .containsExactly("npx", "--yes", "--prefer-offline", "opencode-ai", "acp", "--print-logs", "--log-level", "ERROR");
+    assertThat(settings.cacheRootCommand()).containsExactly("npm", "config", "get", "cache");
+  }
+
+  @Test
+  void theChildEnvironmentIsBuiltExplicitly() {
+    NpmSettings settings = NpmSettings.fromEnvironment(Map.of(
+        "PATH", "/usr/bin", "HOME", "/home/k", "KANDEV_DB_PASSWORD", "secret", "GITHUB_TOKEN", "ghs_x",
+        "KANDEV_NPM_CACHE", "/var/cache/npm", "KANDEV_NPM_REGISTRY", "http://registry.local/"));
+
+    assertThat(settings.environment()).containsOnlyKeys("PATH", "HOME", "npm_config_cache", "npm_config_registry");
+    assertThat(settings.environment()).containsEntry("npm_config_cache", "/var/cache/npm");
+    assertThat(settings.updateTimeout()).isEqualTo(Duration.ofMinutes(5));
+  }
+
+  private static NpmSettings withCache(NpmSandbox sandbox, String cache) {
+    Map<String, String> env = new java.util.TreeMap<>(sandbox.environment());
+    env.put("npm_config_cache", cache);
+    return new NpmSettings("npm", "npx", env, Duration.ofSeconds(30), Duration.ofSeconds(30), Duration.ofSeconds(30));
+  }
+}

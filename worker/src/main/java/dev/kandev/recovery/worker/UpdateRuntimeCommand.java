@@ -1,0 +1,68 @@
+package dev.kandev.recovery.worker;
+
+import dev.kandev.recovery.workflows.client.RuntimeUpdateClient;
+import dev.kandev.recovery.workflows.runtime.RuntimeUpdateResult;
+import dev.kandev.recovery.workflows.runtime.RuntimeUpdateStatus;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowClientOptions;
+import io.temporal.serviceclient.WorkflowServiceStubs;
+import io.temporal.serviceclient.WorkflowServiceStubsOptions;
+import java.io.PrintStream;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/**
+ * Starts (or attaches to) the runtime update of one built-in agent, prints its progress lines as
+ * they come and the outcome. Exit code 0 on success, 1 when the job failed.
+ */
+@Command(
+    name = "update-runtime",
+    mixinStandardHelpOptions = true,
+    description = "Update the managed npm runtime of a built-in agent (RuntimeUpdateWorkflow) and show its progress.")
+final class UpdateRuntimeCommand implements Callable<Integer> {
+  @Parameters(index = "0", paramLabel = "AGENT", description = "Built-in agent id, e.g. opencode-acp.")
+  String agentId;
+
+  @Option(names = "--requested-by", description = "Recorded in the job. Default: cli:$USER.")
+  String requestedBy;
+
+  @Option(names = "--timeout", description = "How long to follow the job (ISO-8601). Default: ${DEFAULT-VALUE}.",
+      defaultValue = "PT15M")
+  Duration timeout;
+
+  @Override
+  public Integer call() throws Exception {
+    Settings settings = Settings.fromEnvironment();
+    WorkflowServiceStubs service =
+        WorkflowServiceStubs.newServiceStubs(
+            WorkflowServiceStubsOptions.newBuilder().setTarget(settings.temporalAddress()).build());
+    try {
+      WorkflowClient client = WorkflowClient.newInstance(
+          service, WorkflowClientOptions.newBuilder().setNamespace(settings.temporalNamespace()).build());
+      String who = requestedBy != null ? requestedBy : "cli:" + System.getProperty("user.name", "unknown");
+      return follow(new RuntimeUpdateClient(client, settings.taskQueue()), agentId, who, timeout, System.out);
+    } finally {
+      service.shutdown();
+    }
+  }
+
+  /** The CLI's behaviour on a given client, so tests can drive it against a test environment. */
+  static int follow(RuntimeUpdateClient client, String agentId, String requestedBy, Duration timeout, PrintStream out)
+      throws Exception {
+    RuntimeUpdateClient.Job job = client.start(agentId, requestedBy);
+    out.printf("runtime update %s (run %s)%n", job.workflowId(), job.runId());
+    RuntimeUpdateResult result = job.follow(out::println, Duration.ofMillis(300), timeout);
+    if (result.status() == RuntimeUpdateStatus.SUCCEEDED) {
+      out.printf("SUCCEEDED: %s %s (ACP protocol %d), %d update attempt(s), repaired: %s%n",
+          result.probe().agentName(), result.probe().agentVersion(), result.probe().protocolVersion(),
+          result.attempts(), result.repaired() ? "yes" : "no");
+      return 0;
+    }
+    out.printf("FAILED [%s]: %s (%d update attempt(s), repaired: %s)%n",
+        result.errorType(), result.error(), result.attempts(), result.repaired() ? "yes" : "no");
+    return 1;
+  }
+}

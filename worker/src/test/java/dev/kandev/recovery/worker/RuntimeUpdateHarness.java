@@ -1,0 +1,156 @@
+package dev.kandev.recovery.worker;
+
+import dev.kandev.recovery.activities.runtime.CommandResult;
+import dev.kandev.recovery.activities.runtime.CommandRunner;
+import dev.kandev.recovery.activities.testing.NpmSandbox;
+import dev.kandev.recovery.activities.testing.TestAgentPackage;
+import dev.kandev.recovery.activities.testing.TestDatabase;
+import dev.kandev.recovery.workflows.RecoverySearchAttributes;
+import dev.kandev.recovery.workflows.RecoveryTaskQueue;
+import dev.kandev.recovery.workflows.runtime.TestAgents;
+import io.temporal.api.enums.v1.IndexedValueType;
+import io.temporal.api.history.v1.HistoryEvent;
+import io.temporal.client.WorkflowClient;
+import io.temporal.common.WorkflowExecutionHistory;
+import io.temporal.testing.TestEnvironmentOptions;
+import io.temporal.testing.TestWorkflowEnvironment;
+import io.temporal.worker.Worker;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.BooleanSupplier;
+import java.util.stream.Stream;
+
+/** A Temporal test environment running the real worker components against a private npm world. */
+final class RuntimeUpdateHarness implements AutoCloseable {
+  final TestWorkflowEnvironment env;
+  final WorkflowClient client;
+  final NpmSandbox npm;
+  private final Components components;
+
+  RuntimeUpdateHarness(TestDatabase db, NpmSandbox npm) {
+    this.npm = npm;
+    this.env = TestWorkflowEnvironment.newInstance(
+        TestEnvironmentOptions.newBuilder().setUseTimeskipping(false).build());
+    RecoverySearchAttributes.ALL.forEach(
+        key -> env.registerSearchAttribute(key.getName(), IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD));
+    Settings settings = Settings.fromEnvironment(Map.of(
+            "KANDEV_DB_SCHEMA", db.database().schema(), "KANDEV_WORKER_INSTANCE", "test-worker"))
+        .withNpm(npm.settings());
+    Worker worker = env.newWorker(RecoveryTaskQueue.DEFAULT);
+    components = new Components(settings, db.database(), TestAgents.CATALOGUE, null);
+    components.register(worker);
+    env.start();
+    this.client = env.getWorkflowClient();
+  }
+
+  /** What a first normal launch does: {@code npx --yes --prefer-offline kandev-test-agent}, stdin closed. */
+  void extractThroughNpx(String spec) {
+    CommandResult result = new CommandRunner().run(
+        npm.settings().launchCommand(spec, List.of()), npm.environment(), Duration.ofSeconds(60), true);
+    if (!result.succeeded() || !Files.isDirectory(npm.npxTree(spec))) {
+      throw new IllegalStateException("npx did not extract " + spec + ": " + result.describe());
+    }
+  }
+
+  /** Another package's real execution tree, which the repair must leave alone. */
+  void extractSibling(String spec) {
+    CommandResult result = new CommandRunner().run(
+        npm.settings().updateCommand(spec), npm.environment(), Duration.ofSeconds(60), true);
+    if (!result.succeeded()) {
+      throw new IllegalStateException("could not extract sibling " + spec + ": " + result.describe());
+    }
+  }
+
+  /**
+   * Truncates the extracted tree. Found empirically with npm 11.19: a truncated entry file
+   * (bin/kandev-test-agent.js) alone does not make the update fail, because {@code npm exec ...
+   * node -e ""} never runs it, and a truncated package.json of the package itself is not read
+   * either; npm's arborist does read the tree's own {@code _npx/<key>/package.json}, and an empty
+   * one fails the update with EJSONPARSE. Both are truncated, so a passing probe afterwards also
+   * proves the entry file was re-extracted.
+   */
+  void corrupt(String spec) throws IOException {
+    Path tree = npm.npxTree(spec);
+    Files.write(tree.resolve("node_modules/kandev-test-agent/bin/kandev-test-agent.js"), new byte[0]);
+    Files.write(tree.resolve("package.json"), new byte[0]);
+  }
+
+  /** Every path under {@code top} with a digest of its content (or its link target). */
+  static Map<String, String> snapshot(Path top) {
+    Map<String, String> files = new TreeMap<>();
+    try (Stream<Path> paths = Files.walk(top)) {
+      paths.forEach(p -> files.put(top.relativize(p).toString(), describe(p)));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return files;
+  }
+
+  private static String describe(Path path) {
+    try {
+      if (Files.isSymbolicLink(path)) {
+        return "link:" + Files.readSymbolicLink(path);
+      }
+      if (Files.isDirectory(path, LinkOption.NOFOLLOW_LINKS)) {
+        return "dir";
+      }
+      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(path)));
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  WorkflowExecutionHistory history(String workflowId, String runId) {
+    return client.fetchHistory(workflowId, runId);
+  }
+
+  /** Activity types in the order they were scheduled. */
+  static List<String> activities(WorkflowExecutionHistory history) {
+    return scheduled(history).map(e -> e.getActivityTaskScheduledEventAttributes().getActivityType().getName()).toList();
+  }
+
+  static Stream<HistoryEvent> scheduled(WorkflowExecutionHistory history) {
+    return history.getEvents().stream().filter(HistoryEvent::hasActivityTaskScheduledEventAttributes);
+  }
+
+  /** With -Dkandev.recordHistories=true, writes the history for the replay test in {@code workflows}. */
+  static void recordIfAsked(WorkflowExecutionHistory history, String name) throws IOException {
+    if (Boolean.getBoolean("kandev.recordHistories")) {
+      Path file = TestAgentPackage.sourceDir().getParent()
+          .resolve("workflows/src/test/resources/histories/runtime-update-" + name + ".json");
+      Files.createDirectories(file.getParent());
+      Files.writeString(file, history.toJson(true));
+    }
+  }
+
+  static void await(BooleanSupplier condition, Duration timeout, String what) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("timed out waiting for " + what);
+      }
+      Thread.onSpinWait();
+      try {
+        Thread.sleep(20);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new AssertionError(e);
+      }
+    }
+  }
+
+  @Override
+  public void close() {
+    env.close();
+    components.close();
+  }
+}

@@ -1,0 +1,319 @@
+package dev.kandev.recovery.worker;
+
+import static dev.kandev.recovery.worker.RuntimeUpdateHarness.activities;
+import static dev.kandev.recovery.worker.RuntimeUpdateHarness.await;
+import static dev.kandev.recovery.worker.RuntimeUpdateHarness.scheduled;
+import static dev.kandev.recovery.worker.RuntimeUpdateHarness.snapshot;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.kandev.recovery.activities.json.Json;
+import dev.kandev.recovery.activities.runtime.NpxKey;
+import dev.kandev.recovery.activities.store.RuntimeJobRecord;
+import dev.kandev.recovery.activities.store.RuntimeJobStore;
+import dev.kandev.recovery.activities.testing.LocalNpmRegistry;
+import dev.kandev.recovery.activities.testing.NpmSandbox;
+import dev.kandev.recovery.activities.testing.TestAgentPackage;
+import dev.kandev.recovery.activities.testing.TestDatabase;
+import dev.kandev.recovery.workflows.RecoveryTaskQueue;
+import dev.kandev.recovery.workflows.client.RuntimeUpdateClient;
+import dev.kandev.recovery.workflows.runtime.ProbeInfo;
+import dev.kandev.recovery.workflows.runtime.RuntimeFailureTypes;
+import dev.kandev.recovery.workflows.runtime.RuntimeJobStatus;
+import dev.kandev.recovery.workflows.runtime.RuntimeUpdateResult;
+import dev.kandev.recovery.workflows.runtime.RuntimeUpdateStatus;
+import dev.kandev.recovery.workflows.runtime.TestAgents;
+import io.temporal.api.enums.v1.EventType;
+import io.temporal.common.WorkflowExecutionHistory;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The spec's runtime scenarios end to end: Temporal test server, the real worker components, real
+ * npm with a private cache, and the ACP test agent published on a local registry under the plain
+ * registry spec {@code kandev-test-agent}.
+ */
+class RuntimeUpdateWorkflowTest {
+  private static final String AGENT = TestAgents.TEST_AGENT.agentId();
+  private static final String SPEC = TestAgents.TEST_AGENT.packageSpec();
+  private static final String SIBLING_SPEC = SPEC + "@1.0.0";
+  private static final Duration WAIT = Duration.ofSeconds(90);
+  private static byte[] tarball;
+
+  @RegisterExtension final TestDatabase db = new TestDatabase();
+  @TempDir Path dir;
+
+  private LocalNpmRegistry registry;
+  private NpmSandbox npm;
+  private RuntimeUpdateHarness harness;
+  private RuntimeUpdateClient updates;
+  private RuntimeJobStore jobs;
+
+  @BeforeAll
+  static void pack(@TempDir Path packDir) throws Exception {
+    tarball = TestAgentPackage.pack(packDir);
+  }
+
+  @BeforeEach
+  void start() throws Exception {
+    registry = LocalNpmRegistry.serve(TestAgentPackage.NAME, TestAgentPackage.VERSION, tarball);
+    npm = NpmSandbox.in(dir, registry.url());
+    harness = new RuntimeUpdateHarness(db, npm);
+    updates = new RuntimeUpdateClient(harness.client, RecoveryTaskQueue.DEFAULT);
+    jobs = new RuntimeJobStore(db.dataSource(), Json.mapper());
+  }
+
+  @AfterEach
+  void stop() {
+    harness.close();
+    registry.close();
+  }
+
+  /** A corrupt tree next to an intact sibling tree and a healthy content cache. */
+  private Map<String, String> corruptRuntimeWithNeighbours() throws Exception {
+    harness.extractThroughNpx(SPEC);
+    harness.extractSibling(SIBLING_SPEC);
+    Files.createDirectories(npm.cache().resolve("_npx/keep-me"));
+    Files.writeString(npm.cache().resolve("_npx/keep-me/marker"), "keep");
+    harness.corrupt(SPEC);
+    return snapshot(npm.cache());
+  }
+
+  private static void assertOnlyTheTreeWasReplaced(Map<String, String> before, Map<String, String> after, boolean reExtracted) {
+    String tree = "_npx/" + NpxKey.of(SPEC);
+    before.forEach((path, content) -> {
+      if (path.startsWith("_npx/") && !path.startsWith(tree)) {
+        assertThat(after).as("sibling _npx entry %s", path).containsEntry(path, content);
+      } else if (path.startsWith("_cacache")) {
+        assertThat(after).as("content cache entry %s still there", path).containsKey(path);
+      }
+    });
+    if (!reExtracted) {
+      assertThat(after.keySet()).noneMatch(path -> path.startsWith(tree));
+    }
+  }
+
+  @Test
+  void corruptExtractedRuntimeIsRepairedOnceRetriedAndProbed() throws Exception {
+    Map<String, String> before = corruptRuntimeWithNeighbours();
+
+    RuntimeUpdateClient.Job job = updates.start(AGENT, "user:alice");
+    RuntimeUpdateResult result = job.await(WAIT);
+
+    assertThat(result.status()).as(String.join("\n", result.progress())).isEqualTo(RuntimeUpdateStatus.SUCCEEDED);
+    assertThat(result.attempts()).isEqualTo(2);
+    assertThat(result.repaired()).isTrue();
+    assertThat(result.probe()).isEqualTo(new ProbeInfo("kandev-test-agent", "1.0.0", 1, true));
+    assertThat(result.progress()).contains(
+        "managed runtime cache appears stale; repairing execution cache",
+        "removed " + npm.npxTree(SPEC),
+        "retrying managed runtime update",
+        "ACP initialize ok: kandev-test-agent 1.0.0, protocol version 1");
+    assertThat(result.progress()).anyMatch(line -> line.contains("EJSONPARSE"));
+
+    Map<String, String> after = snapshot(npm.cache());
+    assertOnlyTheTreeWasReplaced(before, after, true);
+    assertThat(Files.size(npm.npxTree(SPEC).resolve("package.json"))).isPositive();
+    assertThat(Files.size(npm.npxTree(SPEC).resolve("node_modules/kandev-test-agent/bin/kandev-test-agent.js"))).isPositive();
+
+    RuntimeJobRecord record = jobs.find(job.runId()).orElseThrow();
+    assertThat(record.status()).isEqualTo(RuntimeJobStatus.SUCCEEDED);
+    assertThat(record.attempts()).isEqualTo(2);
+    assertThat(record.repaired()).isTrue();
+    assertThat(record.progress()).isEqualTo(result.progress());
+    assertThat(record.requestedBy()).isEqualTo("user:alice");
+    assertThat(record.finishedAt()).isNotNull();
+
+    WorkflowExecutionHistory history = harness.history(job.workflowId(), job.runId());
+    assertThat(activities(history)).containsExactly(
+        "RuntimeSaveJob", "RuntimeSaveJob", "RuntimeRunUpdate", "RuntimeSaveJob", "RuntimeRepairExecutionCache",
+        "RuntimeSaveJob", "RuntimeRunUpdate", "RuntimeSaveJob", "RuntimeProbeAcp", "RuntimeSaveJob");
+    assertNpmStepsRunOnce(history);
+    assertThat(history.getEvents().stream().filter(e -> e.getEventType() == EventType.EVENT_TYPE_ACTIVITY_TASK_FAILED))
+        .hasSize(1);
+    RuntimeUpdateHarness.recordIfAsked(history, "success-after-repair");
+  }
+
+  @Test
+  void failedRepairRetryIsTerminalWithoutFurtherRetryOrBroadDeletion() throws Exception {
+    Map<String, String> before = corruptRuntimeWithNeighbours();
+    registry.stopServing(); // the package is gone from the registry: the retry cannot fetch it
+
+    RuntimeUpdateClient.Job job = updates.start(AGENT, "user:alice");
+    RuntimeUpdateResult result = job.await(WAIT);
+
+    assertThat(result.status()).isEqualTo(RuntimeUpdateStatus.FAILED);
+    assertThat(result.errorType()).isEqualTo(RuntimeFailureTypes.UPDATE_FAILED);
+    assertThat(result.error()).startsWith("update runtime after cache repair: ").contains("E404").hasSizeLessThan(2100);
+    assertThat(result.attempts()).isEqualTo(2);
+    assertThat(result.repaired()).isTrue();
+    assertThat(result.probe()).isNull();
+
+    assertOnlyTheTreeWasReplaced(before, snapshot(npm.cache()), false);
+
+    RuntimeJobRecord record = jobs.find(job.runId()).orElseThrow();
+    assertThat(record.status()).isEqualTo(RuntimeJobStatus.FAILED);
+    assertThat(record.attempts()).isEqualTo(2);
+    assertThat(record.repaired()).isTrue();
+    assertThat(record.error()).isEqualTo(result.error());
+    assertThat(record.finishedAt()).isNotNull();
+
+    WorkflowExecutionHistory history = harness.history(job.workflowId(), job.runId());
+    assertThat(activities(history)).containsExactly(
+        "RuntimeSaveJob", "RuntimeSaveJob", "RuntimeRunUpdate", "RuntimeSaveJob", "RuntimeRepairExecutionCache",
+        "RuntimeSaveJob", "RuntimeRunUpdate", "RuntimeSaveJob");
+    assertNpmStepsRunOnce(history);
+    assertThat(history.getLastEvent().getEventType()).isEqualTo(EventType.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED);
+    RuntimeUpdateHarness.recordIfAsked(history, "terminal-failure");
+  }
+
+  @Test
+  void refusedRepairIsTerminalAfterOneUpdateAndDeletesNothing() throws Exception {
+    // the package's _npx/<key> is a symlink to a corrupt tree elsewhere: npm follows it and fails,
+    // the repair refuses to touch it
+    harness.extractThroughNpx(SPEC);
+    Path elsewhere = dir.resolve("elsewhere");
+    Files.move(npm.npxTree(SPEC), elsewhere);
+    Files.createSymbolicLink(npm.npxTree(SPEC), elsewhere);
+    harness.corrupt(SPEC);
+    Map<String, String> before = snapshot(dir);
+
+    RuntimeUpdateClient.Job job = updates.start(AGENT, "user:alice");
+    RuntimeUpdateResult result = job.await(WAIT);
+
+    assertThat(result.status()).isEqualTo(RuntimeUpdateStatus.FAILED);
+    assertThat(result.errorType()).isEqualTo(RuntimeFailureTypes.CACHE_REPAIR_FAILED);
+    assertThat(result.error()).startsWith("repair runtime execution cache: refusing").contains("symlink");
+    assertThat(result.attempts()).isEqualTo(1);
+    assertThat(result.repaired()).isTrue();
+    Map<String, String> after = snapshot(dir);
+    before.keySet().stream().filter(p -> !p.contains("_logs") && !p.contains("_cacache"))
+        .forEach(path -> assertThat(after).as(path).containsEntry(path, before.get(path)));
+    assertThat(activities(harness.history(job.workflowId(), job.runId()))).containsExactly(
+        "RuntimeSaveJob", "RuntimeSaveJob", "RuntimeRunUpdate", "RuntimeSaveJob", "RuntimeRepairExecutionCache",
+        "RuntimeSaveJob");
+  }
+
+  @Test
+  void healthyRuntimeIsUpdatedOnceWithoutRepairAndProbed() throws Exception {
+    harness.extractThroughNpx(SPEC);
+    Map<String, String> before = snapshot(npm.npxTree(SPEC));
+
+    RuntimeUpdateClient.Job job = updates.start(AGENT, "user:bob");
+    RuntimeUpdateResult result = job.await(WAIT);
+
+    assertThat(result.status()).isEqualTo(RuntimeUpdateStatus.SUCCEEDED);
+    assertThat(result.attempts()).isEqualTo(1);
+    assertThat(result.repaired()).isFalse();
+    assertThat(result.probe().protocolVersion()).isEqualTo(1);
+    assertThat(snapshot(npm.npxTree(SPEC)).keySet()).containsAll(before.keySet());
+    assertThat(activities(harness.history(job.workflowId(), job.runId()))).containsExactly(
+        "RuntimeSaveJob", "RuntimeSaveJob", "RuntimeRunUpdate", "RuntimeSaveJob", "RuntimeProbeAcp", "RuntimeSaveJob");
+  }
+
+  @Test
+  void failedProbeIsTerminalAndReportsNoSuccess() throws Exception {
+    RuntimeUpdateClient.Job job = updates.start(TestAgents.BROKEN_ACP.agentId(), "user:bob");
+    RuntimeUpdateResult result = job.await(WAIT);
+
+    assertThat(result.status()).isEqualTo(RuntimeUpdateStatus.FAILED);
+    assertThat(result.errorType()).isEqualTo(RuntimeFailureTypes.PROBE_FAILED);
+    assertThat(result.error()).startsWith("ACP capability probe: ").contains("before answering initialize");
+    assertThat(result.attempts()).isEqualTo(1);
+    assertThat(result.repaired()).isFalse();
+    assertThat(jobs.find(job.runId()).orElseThrow().status()).isEqualTo(RuntimeJobStatus.FAILED);
+    WorkflowExecutionHistory history = harness.history(job.workflowId(), job.runId());
+    assertThat(activities(history)).filteredOn(type -> type.equals("RuntimeProbeAcp")).hasSize(1);
+    assertNpmStepsRunOnce(history);
+  }
+
+  @Test
+  void unknownAgentIsRejectedBeforeAnythingRuns() throws Exception {
+    RuntimeUpdateClient.Job job = updates.start("../../etc", "user:mallory");
+    RuntimeUpdateResult result = job.await(WAIT);
+
+    assertThat(result.status()).isEqualTo(RuntimeUpdateStatus.FAILED);
+    assertThat(result.errorType()).isEqualTo(RuntimeFailureTypes.UNKNOWN_AGENT);
+    assertThat(result.error()).contains("unknown agent '../../etc'").contains("opencode-acp");
+    assertThat(result.attempts()).isZero();
+    assertThat(activities(harness.history(job.workflowId(), job.runId()))).isEmpty();
+    assertThat(jobs.forAgent("../../etc")).isEmpty();
+    assertThat(registry.requests()).isEmpty();
+    assertThat(npm.cache().resolve("_npx")).doesNotExist();
+  }
+
+  @Test
+  void aSecondStartWhileAnUpdateRunsAttachesToIt() throws Exception {
+    registry.hold();
+    RuntimeUpdateClient.Job first = updates.start(AGENT, "user:alice");
+    await(() -> !registry.requests().isEmpty(), WAIT, "the first update to reach the registry");
+
+    RuntimeUpdateClient.Job second = updates.start(AGENT, "user:bob");
+    assertThat(second.runId()).isEqualTo(first.runId());
+    assertThat(second.progress().status()).isEqualTo(RuntimeJobStatus.UPDATING);
+    registry.release();
+
+    assertThat(first.await(WAIT).status()).isEqualTo(RuntimeUpdateStatus.SUCCEEDED);
+    assertThat(jobs.forAgent(AGENT)).hasSize(1).allMatch(job -> job.requestedBy().equals("user:alice"));
+
+    RuntimeUpdateClient.Job later = updates.start(AGENT, "user:bob");
+    assertThat(later.runId()).as("a closed job is not reused: a retry is a new job").isNotEqualTo(first.runId());
+    assertThat(later.await(WAIT).status()).isEqualTo(RuntimeUpdateStatus.SUCCEEDED);
+  }
+
+  @Test
+  void cliShowsTheProgressLinesAndTheOutcome() throws Exception {
+    harness.extractThroughNpx(SPEC);
+    harness.corrupt(SPEC);
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+
+    int exit = UpdateRuntimeCommand.follow(
+        updates, AGENT, "cli:test", WAIT, new PrintStream(bytes, true, StandardCharsets.UTF_8));
+
+    List<String> out = bytes.toString(StandardCharsets.UTF_8).lines().toList();
+    assertThat(exit).isZero();
+    assertThat(out.get(0)).startsWith("runtime update runtime-update-kandev-test-agent (run ");
+    assertThat(out).containsSubsequence(
+        "runtime update of kandev-test-agent (kandev-test-agent) requested by cli:test",
+        "managed runtime cache appears stale; repairing execution cache",
+        "retrying managed runtime update",
+        "ACP initialize ok: kandev-test-agent 1.0.0, protocol version 1",
+        "succeeded",
+        "SUCCEEDED: kandev-test-agent 1.0.0 (ACP protocol 1), 2 update attempt(s), repaired: yes");
+    assertThat(out).doesNotHaveDuplicates();
+  }
+
+  @Test
+  void cliReportsATerminalFailureWithExitCodeOne() throws Exception {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+
+    int exit = UpdateRuntimeCommand.follow(
+        updates, "no-such-agent", "cli:test", WAIT, new PrintStream(bytes, true, StandardCharsets.UTF_8));
+
+    assertThat(exit).isOne();
+    assertThat(bytes.toString(StandardCharsets.UTF_8)).contains("FAILED [RUNTIME_UNKNOWN_AGENT]: unknown agent 'no-such-agent'");
+  }
+
+  /** Temporal adds no attempts of its own to the update, repair or probe. */
+  private static void assertNpmStepsRunOnce(WorkflowExecutionHistory history) {
+    scheduled(history)
+        .map(e -> e.getActivityTaskScheduledEventAttributes())
+        .filter(a -> !a.getActivityType().getName().equals("RuntimeSaveJob"))
+        .forEach(a -> assertThat(a.getRetryPolicy().getMaximumAttempts())
+            .as(a.getActivityType().getName()).isEqualTo(1));
+    assertThat(history.getEvents().stream()
+        .filter(e -> e.hasActivityTaskStartedEventAttributes())
+        .allMatch(e -> e.getActivityTaskStartedEventAttributes().getAttempt() == 1)).isTrue();
+  }
+}

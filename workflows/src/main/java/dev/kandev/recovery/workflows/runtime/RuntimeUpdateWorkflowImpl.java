@@ -1,0 +1,205 @@
+package dev.kandev.recovery.workflows.runtime;
+
+import dev.kandev.recovery.workflows.RecoverySearchAttributes;
+import io.temporal.activity.ActivityOptions;
+import io.temporal.common.RetryOptions;
+import io.temporal.failure.ActivityFailure;
+import io.temporal.failure.ApplicationFailure;
+import io.temporal.workflow.Workflow;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.slf4j.Logger;
+
+/**
+ * The runtime update job. Retry rules live here and only here: the npm steps run with {@code
+ * maximumAttempts = 1}, the one repair and the one retry are separate activities in history, and
+ * any failure after the first update failure is terminal.
+ */
+public final class RuntimeUpdateWorkflowImpl implements RuntimeUpdateWorkflow {
+  static final int MAX_PROGRESS_LINES = 200;
+  static final int MAX_ERROR_CHARS = 2000;
+  private static final int TAIL_LINES_IN_PROGRESS = 20;
+  private static final Logger log = Workflow.getLogger(RuntimeUpdateWorkflowImpl.class);
+
+  private final BuiltInAgents catalogue;
+  private final List<String> lines = new ArrayList<>();
+  private String jobId = "";
+  private String agentId = "";
+  private RuntimeJobStatus status = RuntimeJobStatus.QUEUED;
+  private int attempts;
+  private boolean repaired;
+  private String error = "";
+
+  /** The production catalogue. */
+  public RuntimeUpdateWorkflowImpl() {
+    this(BuiltInAgents.KANDEV);
+  }
+
+  public RuntimeUpdateWorkflowImpl(BuiltInAgents catalogue) {
+    this.catalogue = catalogue;
+  }
+
+  // The npm steps: Temporal must never add attempts of its own.
+  private static ActivityOptions step(Duration startToClose, String summary) {
+    return ActivityOptions.newBuilder()
+        .setStartToCloseTimeout(startToClose)
+        .setRetryOptions(RetryOptions.newBuilder().setMaximumAttempts(1).build())
+        .setSummary(summary)
+        .build();
+  }
+
+  private final RuntimeUpdateActivities store =
+      Workflow.newActivityStub(
+          RuntimeUpdateActivities.class,
+          ActivityOptions.newBuilder()
+              .setStartToCloseTimeout(Duration.ofSeconds(30))
+              .setRetryOptions(RetryOptions.newBuilder()
+                  .setInitialInterval(Duration.ofMillis(500))
+                  .setMaximumInterval(Duration.ofSeconds(10))
+                  .setMaximumAttempts(20)
+                  .build())
+              .setSummary("save job record")
+              .build());
+
+  @Override
+  public RuntimeUpdateResult update(RuntimeUpdateRequest request) {
+    agentId = request.agentId() == null ? "" : request.agentId();
+    jobId = Workflow.getInfo().getRunId();
+    AgentRuntime agent = catalogue.find(agentId).orElse(null);
+    if (agent == null) {
+      // Rejected before anything runs: no activity, no job record.
+      error = bound("unknown agent '" + agentId + "'; built-in agents: " + String.join(", ", catalogue.ids()));
+      status = RuntimeJobStatus.FAILED;
+      line("failed: " + error);
+      throw ApplicationFailure.newNonRetryableFailure(error, RuntimeFailureTypes.UNKNOWN_AGENT,
+          new RuntimeUpdateResult(jobId, agentId, "", RuntimeUpdateStatus.FAILED, 0, false, lines, error,
+              RuntimeFailureTypes.UNKNOWN_AGENT, null));
+    }
+    line("runtime update of " + agent.agentId() + " (" + agent.packageSpec() + ") requested by " + request.requestedBy());
+    save(agent, request);
+
+    status = RuntimeJobStatus.UPDATING;
+    line("updating " + agent.packageSpec());
+    save(agent, request);
+    ActivityFailure firstFailure = runUpdate(agent, 1, "update " + agent.packageSpec());
+    if (firstFailure != null) {
+      line("managed runtime cache appears stale; repairing execution cache");
+      status = RuntimeJobStatus.REPAIRING;
+      save(agent, request);
+      repaired = true;
+      try {
+        RepairOutcome repair =
+            stub(Duration.ofMinutes(2), "repair _npx tree of " + agent.packageSpec())
+                .repairExecutionCache(new RepairStep(jobId, agent.agentId()));
+        line(repair.removed() ? "removed " + repair.target() : "nothing to remove at " + repair.target());
+      } catch (ActivityFailure e) {
+        return fail(agent, request, "repair runtime execution cache: " + message(e),
+            RuntimeFailureTypes.CACHE_REPAIR_FAILED);
+      }
+      line("retrying managed runtime update");
+      status = RuntimeJobStatus.RETRYING;
+      save(agent, request);
+      ActivityFailure secondFailure = runUpdate(agent, 2, "retry update " + agent.packageSpec() + " after repair");
+      if (secondFailure != null) {
+        return fail(agent, request, "update runtime after cache repair: " + message(secondFailure),
+            RuntimeFailureTypes.UPDATE_FAILED);
+      }
+    }
+
+    status = RuntimeJobStatus.PROBING;
+    line("probing ACP initialize");
+    save(agent, request);
+    ProbeInfo probe;
+    try {
+      probe = stub(Duration.ofMinutes(2), "ACP initialize probe of " + agent.agentId())
+          .probeAcp(new ProbeStep(jobId, agent.agentId()));
+    } catch (ActivityFailure e) {
+      return fail(agent, request, "ACP capability probe: " + message(e), RuntimeFailureTypes.PROBE_FAILED);
+    }
+    line("ACP initialize ok: " + probe.agentName() + " " + probe.agentVersion()
+        + ", protocol version " + probe.protocolVersion());
+    status = RuntimeJobStatus.SUCCEEDED;
+    line("succeeded");
+    save(agent, request);
+    outcome("succeeded");
+    return result(agent, RuntimeUpdateStatus.SUCCEEDED, "", probe);
+  }
+
+  @Override
+  public RuntimeUpdateProgress progress() {
+    return new RuntimeUpdateProgress(jobId, agentId, status, attempts, repaired, lines, error);
+  }
+
+  /** Runs the update once; returns its failure, or null if it succeeded. */
+  private ActivityFailure runUpdate(AgentRuntime agent, int attempt, String summary) {
+    attempts = attempt;
+    try {
+      // The activity bounds the command itself (NpmSettings.updateTimeout, default 5 min).
+      UpdateOutcome outcome = stub(Duration.ofMinutes(6), summary).runUpdate(new UpdateStep(jobId, agent.agentId(), attempt));
+      tail(outcome.outputTail());
+      line("update attempt " + attempt + " succeeded");
+      return null;
+    } catch (ActivityFailure e) {
+      if (e.getCause() instanceof ApplicationFailure failure && failure.getDetails().getSize() > 0) {
+        tail(failure.getDetails().get(UpdateOutcome.class).outputTail());
+      }
+      line("update attempt " + attempt + " failed: " + message(e));
+      log.warn("runtime update attempt {} of {} failed: {}", attempt, agent.agentId(), message(e));
+      return e;
+    }
+  }
+
+  private RuntimeUpdateResult fail(AgentRuntime agent, RuntimeUpdateRequest request, String message, String type) {
+    error = bound(message);
+    status = RuntimeJobStatus.FAILED;
+    line("failed: " + error);
+    save(agent, request);
+    outcome("failed");
+    throw ApplicationFailure.newNonRetryableFailure(
+        error, type, result(agent, RuntimeUpdateStatus.FAILED, type, null));
+  }
+
+  private RuntimeUpdateResult result(AgentRuntime agent, RuntimeUpdateStatus outcome, String type, ProbeInfo probe) {
+    return new RuntimeUpdateResult(
+        jobId, agent.agentId(), agent.packageSpec(), outcome, attempts, repaired, lines, error, type, probe);
+  }
+
+  private void save(AgentRuntime agent, RuntimeUpdateRequest request) {
+    store.saveJob(new RuntimeJobSnapshot(
+        jobId, Workflow.getInfo().getWorkflowId(), agent.agentId(), agent.packageSpec(), request.requestedBy(),
+        status, attempts, repaired, lines, error));
+  }
+
+  private void outcome(String value) {
+    Workflow.upsertTypedSearchAttributes(RecoverySearchAttributes.OUTCOME.valueSet(value));
+  }
+
+  private static RuntimeUpdateActivities stub(Duration startToClose, String summary) {
+    return Workflow.newActivityStub(RuntimeUpdateActivities.class, step(startToClose, summary));
+  }
+
+  private void tail(List<String> output) {
+    int from = Math.max(0, output.size() - TAIL_LINES_IN_PROGRESS);
+    output.subList(from, output.size()).forEach(l -> line("  | " + l));
+  }
+
+  private void line(String text) {
+    if (lines.size() == MAX_PROGRESS_LINES - 1) {
+      lines.add("… further progress lines omitted");
+    }
+    if (lines.size() < MAX_PROGRESS_LINES) {
+      lines.add(bound(text));
+    }
+  }
+
+  private static String message(ActivityFailure e) {
+    Throwable cause = e.getCause() != null ? e.getCause() : e;
+    String text = cause instanceof ApplicationFailure app ? app.getOriginalMessage() : cause.getMessage();
+    return text == null ? cause.getClass().getSimpleName() : text;
+  }
+
+  private static String bound(String text) {
+    return text.length() <= MAX_ERROR_CHARS ? text : text.substring(0, MAX_ERROR_CHARS - 1) + "…";
+  }
+}
