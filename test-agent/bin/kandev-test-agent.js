@@ -42,7 +42,11 @@ function flag(name) {
   return hit === undefined ? undefined : hit.slice(prefix.length);
 }
 
-const mode = flag('mode') || process.env.KANDEV_TEST_AGENT_MODE || 'normal';
+// --mode-file=<path>: the mode is read from that file at start, so a test can make the next
+// process of the same agent profile healthy or broken without changing the profile.
+const modeFile = flag('mode-file');
+const modeFromFile = modeFile && fs.existsSync(modeFile) ? fs.readFileSync(modeFile, 'utf8').trim() : '';
+const mode = flag('mode') || modeFromFile || process.env.KANDEV_TEST_AGENT_MODE || 'normal';
 const replayLimitText = flag('replay') || process.env.KANDEV_TEST_AGENT_REPLAY;
 const replayLimit = replayLimitText === undefined || replayLimitText === '' ? Infinity : Number(replayLimitText);
 const stateDir = flag('state-dir') || process.env.KANDEV_TEST_AGENT_STATE_DIR

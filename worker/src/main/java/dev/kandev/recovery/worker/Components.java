@@ -29,6 +29,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.time.Clock;
+import java.util.List;
 
 /** The real parts one worker process drives, built once from the settings. */
 public final class Components implements AutoCloseable {
@@ -76,24 +77,24 @@ public final class Components implements AutoCloseable {
 
   /** Registers the workflow implementations and activity implementations on {@code worker}. */
   public void register(Worker worker) {
-    registerResume(worker);
-    registerRuntimeUpdate(worker);
+    registerWorkflows(worker);
+    worker.registerActivitiesImplementations(activities().toArray());
   }
 
-  private void registerResume(Worker worker) {
+  void registerWorkflows(Worker worker) {
     worker.registerWorkflowImplementationTypes(ResumeSessionWorkflowImpl.class);
-    worker.registerActivitiesImplementations(
-        new ResumeLockActivitiesImpl(locks, settings.resumeLockTtl()),
-        new SessionActivitiesImpl(sessions, identities, tasks, Json.mapper(),
-            agentProfiles.ids()::contains, agentHost::isRunning),
-        new CredentialActivitiesImpl(broker),
-        new AgentActivitiesImpl(agentHost, sessions, broker, credentialEnvironment));
-  }
-
-  private void registerRuntimeUpdate(Worker worker) {
     worker.registerWorkflowImplementationFactory(
         RuntimeUpdateWorkflow.class, () -> new RuntimeUpdateWorkflowImpl(builtInAgents));
-    worker.registerActivitiesImplementations(
+  }
+
+  /** One implementation of each activity interface, over the real parts. */
+  List<Object> activities() {
+    return List.of(
+        new ResumeLockActivitiesImpl(locks, settings.resumeLockTtl()),
+        new SessionActivitiesImpl(sessions, locks, identities, tasks, Json.mapper(),
+            agentProfiles.ids()::contains, agentHost::isRunning),
+        new CredentialActivitiesImpl(broker),
+        new AgentActivitiesImpl(agentHost, sessions, broker, credentialEnvironment),
         new RuntimeUpdateActivitiesImpl(
             builtInAgents, settings.npm(), new CommandRunner(), new StdioAcpProbe(Json.mapper()), runtimeJobs));
   }

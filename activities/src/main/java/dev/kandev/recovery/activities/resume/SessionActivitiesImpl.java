@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.kandev.recovery.activities.store.Fence;
 import dev.kandev.recovery.activities.store.GuardedWriteResult;
+import dev.kandev.recovery.activities.store.ResumeLockStore;
 import dev.kandev.recovery.activities.store.SessionIdentityStore;
 import dev.kandev.recovery.activities.store.SessionRecord;
 import dev.kandev.recovery.activities.store.SessionStore;
@@ -28,6 +29,7 @@ public final class SessionActivitiesImpl implements SessionActivities {
   private static final Set<String> TASK_STATES_SETTLING_TO_REVIEW = Set.of("IN_PROGRESS", "SCHEDULING");
 
   private final SessionStore sessions;
+  private final ResumeLockStore locks;
   private final SessionIdentityStore identities;
   private final TaskStore tasks;
   private final ObjectMapper json;
@@ -40,12 +42,14 @@ public final class SessionActivitiesImpl implements SessionActivities {
    */
   public SessionActivitiesImpl(
       SessionStore sessions,
+      ResumeLockStore locks,
       SessionIdentityStore identities,
       TaskStore tasks,
       ObjectMapper json,
       Predicate<String> isKnownAgent,
       Predicate<String> isAgentRunning) {
     this.sessions = sessions;
+    this.locks = locks;
     this.identities = identities;
     this.tasks = tasks;
     this.json = json;
@@ -94,9 +98,11 @@ public final class SessionActivitiesImpl implements SessionActivities {
 
   @Override
   public void markStarting(String sessionId, SessionState priorState, String reason, long fencingToken) {
-    TransitionResult result =
-        sessions.transition(sessionId, Set.of(priorState), STARTING, "resume: " + reason, "", Fence.of(fencingToken));
-    requireWon(sessionId, result.outcome(), result.now(), "moving to STARTING");
+    Fence fence = Fence.of(fencingToken);
+    TransitionResult result = sessions.transition(sessionId, Set.of(priorState), STARTING, "resume: " + reason, "", fence);
+    if (!isRetryOfAppliedWrite(sessionId, result, STARTING, fence)) {
+      requireWon(sessionId, result.outcome(), result.now(), "moving to STARTING");
+    }
   }
 
   @Override
@@ -110,9 +116,12 @@ public final class SessionActivitiesImpl implements SessionActivities {
   @Override
   public SessionState settleSession(String sessionId, long fencingToken) {
     // A resumed agent is idle: like Kandev, a resume never re-sends a prompt, so no turn runs yet.
-    TransitionResult result = sessions.transition(
-        sessionId, Set.of(STARTING), SessionState.WAITING_FOR_INPUT, "resume settled", "", Fence.of(fencingToken));
-    requireWon(sessionId, result.outcome(), result.now(), "settling at WAITING_FOR_INPUT");
+    Fence fence = Fence.of(fencingToken);
+    TransitionResult result =
+        sessions.transition(sessionId, Set.of(STARTING), SessionState.WAITING_FOR_INPUT, "resume settled", "", fence);
+    if (!isRetryOfAppliedWrite(sessionId, result, SessionState.WAITING_FOR_INPUT, fence)) {
+      requireWon(sessionId, result.outcome(), result.now(), "settling at WAITING_FOR_INPUT");
+    }
     // The turn is finished: the task belongs in the review ("Turn Finished") bucket.
     tasks.transitionTask(sessions.get(sessionId).taskId(), TASK_STATES_SETTLING_TO_REVIEW, "REVIEW");
     return SessionState.WAITING_FOR_INPUT;
@@ -136,6 +145,16 @@ public final class SessionActivitiesImpl implements SessionActivities {
     if (!result.applied()) {
       log.info("credential snapshot of session {} not restored: {} (state {})", sessionId, result.outcome(), result.state());
     }
+  }
+
+  /**
+   * An activity whose result was lost (a worker died after the commit) is retried; finding the
+   * target state while this resume still holds the lock means the first attempt applied it.
+   */
+  private boolean isRetryOfAppliedWrite(String sessionId, TransitionResult result, SessionState target, Fence fence) {
+    return result.outcome() == TransitionResult.Outcome.STATE_MISMATCH
+        && result.now() == target
+        && locks.holds(sessionId, fence);
   }
 
   private static void requireWon(String sessionId, TransitionResult.Outcome outcome, SessionState now, String what) {

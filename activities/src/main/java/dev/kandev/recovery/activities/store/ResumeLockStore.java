@@ -84,6 +84,11 @@ public final class ResumeLockStore {
         });
   }
 
+  /** Whether the session's lock still carries {@code fence} (no newer holder took it over). */
+  public boolean holds(String sessionId, Fence fence) {
+    return current(sessionId).map(lock -> lock.fencingToken() == fence.token()).orElse(false);
+  }
+
   /** The current holder, expired or not. */
   public Optional<ResumeLock> current(String sessionId) {
     return Sql.inTransaction(

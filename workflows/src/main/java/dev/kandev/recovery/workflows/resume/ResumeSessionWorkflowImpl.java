@@ -21,9 +21,11 @@ import org.slf4j.Logger;
 
 /**
  * The resume saga: lock → read context → (fresh start: clear identity) → STARTING → lease →
- * snapshot → launch → settle → unlock. Every step after the transition registers its compensation
- * before it runs, so a failure, a timeout or a cancellation restores the prior recoverable state
- * (unless a terminal transition won the race), revokes the lease and stops a half-launched agent.
+ * snapshot → launch → settle → unlock. The transition and every step after it register their
+ * compensation before they run (a step whose result was lost is compensated too), so a failure, a
+ * timeout or a cancellation restores the prior recoverable state (unless a terminal transition won
+ * the race), revokes the leases and stops a half-launched agent. Restoring is guarded by STARTING,
+ * so compensating a transition that never applied changes nothing.
  */
 public class ResumeSessionWorkflowImpl implements ResumeSessionWorkflow {
   private static final Logger log = Workflow.getLogger(ResumeSessionWorkflowImpl.class);
@@ -65,9 +67,9 @@ public class ResumeSessionWorkflowImpl implements ResumeSessionWorkflow {
       }
 
       enter(ResumeStep.MARK_STARTING, context.priorState() + " -> STARTING");
-      sessions.markStarting(sessionId, context.priorState(), request.reason(), attempt.fence);
       saga.addCompensation(() -> attempt.restoredState =
           sessions.restorePriorState(sessionId, context.priorState(), attempt.errorMessage, attempt.fence));
+      sessions.markStarting(sessionId, context.priorState(), request.reason(), attempt.fence);
 
       enter(ResumeStep.ISSUE_CREDENTIAL_LEASE, "scoped git credential lease");
       saga.addCompensation(credentials::revokeCredentialLeases, sessionId);
