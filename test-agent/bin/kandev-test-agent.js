@@ -18,7 +18,8 @@
 // KANDEV_TEST_AGENT_PERMISSION / --ask-permission: ask session/request_permission each turn.
 // Prompts starting with "read:<path>" or "write:<path>:<text>" make the agent call fs/* on the
 // client, and the result is echoed in the reply; "env:<NAME>" replies whether NAME is set in the
-// agent's environment (and its value), "unsupported" calls terminal/create on the client.
+// agent's environment (and its value), "unsupported" calls terminal/create on the client,
+// "git-credential:<host>/<owner>/<repo>" runs `git credential fill` and replies with the username.
 // KANDEV_TEST_AGENT_ECHO_ENV=NAME prints NAME's value to stderr at start (to test redaction).
 // Diagnostics go to stderr.
 'use strict';
@@ -333,6 +334,18 @@ const handlers = {
     } else if (text.startsWith('env:')) {
       const name = text.slice(4);
       rest = `${text} [env ${name}=${process.env[name] === undefined ? '<unset>' : process.env[name]}]`;
+    } else if (text.startsWith('git-credential:')) {
+      // Asks real git for the credential of https://<host>/<path>, as an agent's `git fetch` would:
+      // git runs the credential helper its environment configures. The password is not echoed.
+      const [host, ...rest2] = text.slice('git-credential:'.length).split('/');
+      const git = require('child_process').spawnSync('git', ['credential', 'fill'], {
+        input: `protocol=https\nhost=${host}\npath=${rest2.join('/')}\n\n`, encoding: 'utf8', timeout: 20000,
+      });
+      const fields = Object.fromEntries((git.stdout || '').split('\n').filter((l) => l.includes('='))
+        .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
+      rest = git.status === 0
+        ? `${text} [git credential username=${fields.username} password-length=${(fields.password || '').length}]`
+        : `${text} [git credential failed ${git.status}: ${(git.stderr || '').trim()}]`;
     } else if (text === 'unsupported') {
       try {
         await request('terminal/create', { sessionId: session.id, command: 'true' });

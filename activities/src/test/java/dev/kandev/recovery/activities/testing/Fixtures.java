@@ -75,6 +75,23 @@ public final class Fixtures {
     }
   }
 
+  /** The first column of every row. */
+  public java.util.List<String> strings(String sql, Object... args) {
+    java.util.List<String> out = new java.util.ArrayList<>();
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement statement = c.prepareStatement(sql)) {
+      bind(statement, args);
+      try (ResultSet rs = statement.executeQuery()) {
+        while (rs.next()) {
+          out.add(rs.getString(1));
+        }
+      }
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
+    return out;
+  }
+
   public Fixtures exec(String sql, Object... args) {
     try (Connection c = dataSource.getConnection();
         PreparedStatement statement = c.prepareStatement(sql)) {

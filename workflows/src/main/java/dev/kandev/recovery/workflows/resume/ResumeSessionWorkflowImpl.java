@@ -64,6 +64,7 @@ public class ResumeSessionWorkflowImpl implements ResumeSessionWorkflow {
       if (request.mode() == ResumeMode.START_FRESH) {
         enter(ResumeStep.CLEAR_IDENTITY, "user chose Start fresh: clearing the stored provider session");
         sessions.clearIdentityForFreshStart(sessionId, attempt.fence);
+        attempt.identityCleared = true;
       }
 
       enter(ResumeStep.MARK_STARTING, context.priorState() + " -> STARTING");
@@ -122,6 +123,12 @@ public class ResumeSessionWorkflowImpl implements ResumeSessionWorkflow {
     ResumeContext context;
     String errorMessage = "";
     SessionState restoredState;
+    boolean identityCleared;
+
+    /** Resume needs a stored provider session; once cleared (or if never made) only Start fresh is left. */
+    boolean hasToken() {
+      return context != null && !context.resumeToken().isEmpty() && !identityCleared;
+    }
   }
 
   private ApplicationFailure failed(ResumeStep failedStep, String type, Attempt attempt, TemporalFailure cause) {
@@ -130,10 +137,8 @@ public class ResumeSessionWorkflowImpl implements ResumeSessionWorkflow {
     Workflow.upsertTypedSearchAttributes(OUTCOME.valueSet(outcome.name()));
     SessionState state = attempt.restoredState != null ? attempt.restoredState
         : attempt.context != null ? attempt.context.priorState() : null;
-    List<ResumeMode> actions = changedNothing && !"RESUME_LOCK_HELD".equals(type) ? List.of()
-        : attempt.context != null && attempt.context.resumeToken().isEmpty()
-            ? List.of(ResumeMode.START_FRESH)
-            : List.of(ResumeMode.RESUME, ResumeMode.START_FRESH);
+    List<ResumeMode> actions = changedNothing ? List.of()
+        : attempt.hasToken() ? List.of(ResumeMode.RESUME, ResumeMode.START_FRESH) : List.of(ResumeMode.START_FRESH);
     ResumeFailure details = new ResumeFailure(request.sessionId(), failedStep, type, attempt.errorMessage, state, actions);
     log.warn("{}; session now {}, recovery actions {}", attempt.errorMessage, state, actions);
     return ApplicationFailure.newNonRetryableFailureWithCause(attempt.errorMessage, type, cause, details);

@@ -1,0 +1,215 @@
+package dev.kandev.recovery.worker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.kandev.recovery.activities.acp.AgentProfile;
+import dev.kandev.recovery.activities.acp.AgentProfiles;
+import dev.kandev.recovery.activities.store.Fence;
+import dev.kandev.recovery.activities.store.SessionIdentity;
+import dev.kandev.recovery.activities.testing.CredentialFixtures;
+import dev.kandev.recovery.activities.testing.FakeGitHubServer;
+import dev.kandev.recovery.activities.testing.Fixtures;
+import dev.kandev.recovery.activities.testing.TestAgent;
+import dev.kandev.recovery.activities.testing.TestDatabase;
+import dev.kandev.recovery.activities.testing.TestKeys;
+import dev.kandev.recovery.workflows.RecoverySearchAttributes;
+import dev.kandev.recovery.workflows.client.ResumeClient;
+import dev.kandev.recovery.workflows.client.ResumeFailedException;
+import dev.kandev.recovery.workflows.client.ResumeHandle;
+import dev.kandev.recovery.workflows.model.SessionState;
+import dev.kandev.recovery.workflows.resume.ResumeFailure;
+import dev.kandev.recovery.workflows.resume.ResumeMode;
+import dev.kandev.recovery.workflows.resume.ResumeRequest;
+import dev.kandev.recovery.workflows.resume.ResumeResult;
+import dev.kandev.recovery.workflows.runtime.BuiltInAgents;
+import io.temporal.api.enums.v1.IndexedValueType;
+import io.temporal.client.WorkflowClient;
+import io.temporal.testing.TestEnvironmentOptions;
+import io.temporal.testing.TestWorkflowEnvironment;
+import io.temporal.worker.Worker;
+import io.temporal.worker.WorkerFactory;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.interfaces.RSAPublicKey;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeoutException;
+import java.util.function.UnaryOperator;
+
+/**
+ * The real worker on a Temporal test server: PostgreSQL (a schema of its own), the credential
+ * broker with a GitHub stand-in, and the fault-injecting test agent as the session's agent. The
+ * agent's mode is read from a file at each start, so a test can break the next process of the same
+ * profile and heal it again.
+ */
+final class ResumeHarness implements AutoCloseable {
+  static final String QUEUE = "kandev-recovery-test";
+  static final String APP_ID = "4242";
+  static final long INSTALLATION = 77;
+  static final String WORKSPACE = "ws-1";
+
+  final TestDatabase db;
+  final Fixtures fixtures;
+  final CredentialFixtures credentials;
+  final FakeGitHubServer github;
+  final TestWorkflowEnvironment env;
+  final WorkflowClient client;
+  final ResumeClient resumes;
+  final Components components;
+  final Path agentState;
+  private final Path modeFile;
+  private final List<WorkerFactory> factories = new ArrayList<>();
+
+  ResumeHarness(TestDatabase db, Path tempDir) {
+    this(db, tempDir, UnaryOperator.identity());
+  }
+
+  /** @param decorate wraps the activity implementations (to observe or to inject faults) */
+  ResumeHarness(TestDatabase db, Path tempDir, UnaryOperator<Object> decorate) {
+    this.db = db;
+    this.fixtures = db.fixtures();
+    this.credentials = new CredentialFixtures(fixtures);
+    this.agentState = tempDir.resolve("agent-state");
+    this.modeFile = tempDir.resolve("agent-mode");
+    agentMode("normal");
+    var keys = TestKeys.appKeyPair();
+    this.github = new FakeGitHubServer((RSAPublicKey) keys.getPublic(), APP_ID, INSTALLATION,
+        Set.of("acme/widgets"), Map.of("contents", "write", "metadata", "read"));
+    Map<String, String> environment = new HashMap<>();
+    environment.put("KANDEV_DB_SCHEMA", db.database().schema());
+    environment.put("KANDEV_HOST", "test-host");
+    environment.put("KANDEV_WORKER_INSTANCE", "worker-a");
+    environment.put("KANDEV_ACP_INITIALIZE_TIMEOUT_SECONDS", "20");
+    environment.put("KANDEV_ACP_SESSION_LOAD_TIMEOUT_SECONDS", "20");
+    environment.put("KANDEV_GITHUB_APP_ID", APP_ID);
+    environment.put("KANDEV_GITHUB_APP_PRIVATE_KEY", TestKeys.pkcs1Pem(keys.getPrivate()));
+    environment.put("KANDEV_GITHUB_API_BASE", github.apiBase().toString());
+    Settings settings = Settings.fromEnvironment(environment);
+    AgentProfile agent = new AgentProfile(TestAgent.AGENT_ID,
+        List.of("node", TestAgent.script().toString(), "--mode-file=" + modeFile),
+        Map.of("KANDEV_TEST_AGENT_STATE_DIR", agentState.toString()), null);
+    this.components = new Components(settings, db.database(), BuiltInAgents.KANDEV, AgentProfiles.of(agent));
+    this.env = TestWorkflowEnvironment.newInstance(TestEnvironmentOptions.newBuilder().setUseTimeskipping(false).build());
+    RecoverySearchAttributes.ALL.forEach(
+        key -> env.registerSearchAttribute(key.getName(), IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD));
+    this.client = env.getWorkflowClient();
+    this.resumes = new ResumeClient(client, QUEUE);
+    startWorker(decorate);
+  }
+
+  /** Starts one more worker (a replacement for a dead one) on the test queue. */
+  WorkerFactory startWorker(UnaryOperator<Object> decorate) {
+    WorkerFactory factory = WorkerFactory.newInstance(client);
+    Worker worker = factory.newWorker(QUEUE);
+    components.registerWorkflows(worker);
+    worker.registerActivitiesImplementations(components.activities().stream().map(decorate).toArray());
+    factory.start();
+    factories.add(factory);
+    return factory;
+  }
+
+  /** The mode the next agent process of the session's profile starts in. */
+  void agentMode(String mode) {
+    try {
+      Files.createDirectories(modeFile.getParent());
+      Files.writeString(modeFile, mode);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** A task in {@link #WORKSPACE} with one session of the test agent, in {@code state}, never launched. */
+  void newSession(String sessionId, SessionState state) {
+    fixtures.task(taskOf(sessionId), WORKSPACE, "REVIEW").session(sessionId, taskOf(sessionId), TestAgent.AGENT_ID, state, "{}");
+  }
+
+  static String taskOf(String sessionId) {
+    return "t-" + sessionId;
+  }
+
+  /**
+   * A session whose agent really created its provider session (so a later {@code session/load}
+   * finds it), whose agent process is gone and which now is in {@code state}; returns the token.
+   */
+  String establishedSession(String sessionId, SessionState state) throws TimeoutException {
+    newSession(sessionId, SessionState.CREATED);
+    ResumeResult first = resume(sessionId, ResumeMode.START_FRESH);
+    components.agentHost().stop(sessionId);
+    if (state != SessionState.WAITING_FOR_INPUT) {
+      var moved = components.sessions.transition(
+          sessionId, Set.of(SessionState.WAITING_FOR_INPUT), state, "test setup", "agent process exited", Fence.none());
+      assertThat(moved.won()).as("set up %s", state).isTrue();
+    }
+    return first.providerSessionId();
+  }
+
+  /** Links acme/widgets to the session's task and selects the workspace's credential policy. */
+  void gitHubBacked(String sessionId, String policy) {
+    credentials.repository("repo-widgets", WORKSPACE, "github.com", "acme", "widgets")
+        .link(taskOf(sessionId), "repo-widgets", 0);
+    selectPolicy(policy);
+  }
+
+  void selectPolicy(String policy) {
+    fixtures.exec("DELETE FROM workspace_credential_policies WHERE workspace_id = ?", WORKSPACE);
+    credentials.workspacePolicy(WORKSPACE, policy, "github_app".equals(policy) ? INSTALLATION : null,
+        "{\"contents\":\"write\"}");
+  }
+
+  ResumeResult resume(String sessionId, ResumeMode mode) throws TimeoutException {
+    return start(sessionId, mode).await(Duration.ofMinutes(2));
+  }
+
+  ResumeHandle start(String sessionId, ResumeMode mode) {
+    return resumes.start(new ResumeRequest(sessionId, mode, "user", "test"));
+  }
+
+  ResumeFailure resumeFailing(String sessionId, ResumeMode mode) throws TimeoutException {
+    try {
+      ResumeResult unexpected = resume(sessionId, mode);
+      throw new AssertionError("the resume succeeded: " + unexpected);
+    } catch (ResumeFailedException e) {
+      return e.failure();
+    }
+  }
+
+  SessionState state(String sessionId) {
+    return components.sessions.get(sessionId).state();
+  }
+
+  SessionIdentity identity(String sessionId) {
+    return components.identities.read(sessionId);
+  }
+
+  /** The session's state transitions, oldest first, as "FROM>TO". */
+  List<String> transitions(String sessionId) {
+    return fixtures.strings(
+        "SELECT from_state || '>' || to_state FROM session_events WHERE session_id = ? ORDER BY id", sessionId);
+  }
+
+  long liveLeases(String sessionId) {
+    return fixtures.count("SELECT count(*) FROM credential_leases WHERE session_id = ? AND revoked_at IS NULL", sessionId);
+  }
+
+  boolean lockHeld(String sessionId) {
+    return components.locks.current(sessionId).isPresent();
+  }
+
+  String snapshotJson(String sessionId) {
+    return fixtures.string("SELECT metadata -> 'git_credential_snapshot' FROM task_sessions WHERE id = ?", sessionId);
+  }
+
+  @Override
+  public void close() {
+    factories.forEach(WorkerFactory::shutdownNow);
+    env.close();
+    components.close();
+    github.close();
+  }
+}

@@ -1,0 +1,226 @@
+package dev.kandev.recovery.worker;
+
+import static dev.kandev.recovery.workflows.model.SessionState.FAILED;
+import static dev.kandev.recovery.workflows.model.SessionState.STARTING;
+import static dev.kandev.recovery.workflows.model.SessionState.WAITING_FOR_INPUT;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.kandev.recovery.activities.json.Json;
+import dev.kandev.recovery.activities.store.SessionIdentity;
+import dev.kandev.recovery.activities.testing.TestDatabase;
+import dev.kandev.recovery.workflows.model.SessionState;
+import dev.kandev.recovery.workflows.resume.AgentActivities;
+import dev.kandev.recovery.workflows.resume.CredentialActivities;
+import dev.kandev.recovery.workflows.resume.CredentialLease;
+import dev.kandev.recovery.workflows.resume.LaunchOutcome;
+import dev.kandev.recovery.workflows.resume.ResumeFailure;
+import dev.kandev.recovery.workflows.resume.ResumeMode;
+import dev.kandev.recovery.workflows.resume.ResumeOutcome;
+import dev.kandev.recovery.workflows.resume.ResumeRequest;
+import dev.kandev.recovery.workflows.resume.ResumeResult;
+import dev.kandev.recovery.workflows.resume.ResumeStep;
+import dev.kandev.recovery.workflows.testing.HistorySecrets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.UnaryOperator;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The spec's resume regression scenarios, against the real worker. */
+class ResumeSessionWorkflowTest {
+  @RegisterExtension final TestDatabase db = new TestDatabase();
+  @TempDir Path tempDir;
+
+  private ResumeHarness harness;
+  /** Session states the credential step saw at its boundary, and snapshots the launch step saw. */
+  private final List<SessionState> statesAtLeaseBoundary = new CopyOnWriteArrayList<>();
+  private final List<String> snapshotsAtLaunch = new CopyOnWriteArrayList<>();
+
+  private ResumeHarness harness() {
+    if (harness == null) {
+      harness = new ResumeHarness(db, tempDir, observeBoundaries());
+    }
+    return harness;
+  }
+
+  @AfterEach
+  void tearDown() {
+    if (harness != null) {
+      harness.close();
+    }
+  }
+
+  @Test
+  void childExitingBeforeAcpInitializeOffersRecoveryAndKeepsTheSameTokenForTheNextResume() throws Exception {
+    String token = harness().establishedSession("s1", FAILED);
+    harness.agentMode("exit-before-initialize");
+
+    ResumeFailure failure = harness.resumeFailing("s1", ResumeMode.RESUME);
+
+    assertThat(failure.step()).isEqualTo(ResumeStep.LAUNCH_AGENT);
+    assertThat(failure.failureType()).isEqualTo("AGENT_EXITED_BEFORE_INITIALIZE");
+    assertThat(failure.recoveryActions()).containsExactly(ResumeMode.RESUME, ResumeMode.START_FRESH);
+    assertThat(failure.sessionState()).isEqualTo(FAILED);
+    assertRecoverable("s1", FAILED, token);
+    assertThat(harness.components.sessions.get("s1").errorMessage()).contains("AGENT_EXITED_BEFORE_INITIALIZE");
+
+    harness.agentMode("normal");
+    ResumeResult next = harness.resume("s1", ResumeMode.RESUME);
+
+    assertThat(next.outcome()).isEqualTo(ResumeOutcome.RESUMED);
+    assertThat(next.loaded()).isTrue();
+    assertThat(next.providerSessionId()).isEqualTo(token);
+    assertThat(harness.identity("s1")).isEqualTo(new SessionIdentity(token, token));
+  }
+
+  @Test
+  void transportDisconnectingBeforeSessionLoadCompletesKeepsTheTokenForALaterHealthyProcess() throws Exception {
+    String token = harness().establishedSession("s1", WAITING_FOR_INPUT);
+    harness.agentMode("close-before-load");
+
+    ResumeFailure failure = harness.resumeFailing("s1", ResumeMode.RESUME);
+
+    assertThat(failure.failureType()).isEqualTo("AGENT_TRANSPORT_CLOSED");
+    assertRecoverable("s1", WAITING_FOR_INPUT, token);
+
+    harness.agentMode("normal");
+    ResumeResult later = harness.resume("s1", ResumeMode.RESUME);
+
+    assertThat(later.providerSessionId()).isEqualTo(token);
+    assertThat(later.loaded()).isTrue();
+    assertThat(harness.identity("s1")).isEqualTo(new SessionIdentity(token, token));
+  }
+
+  @Test
+  void failedGitHubBackedSessionIsStartingBeforeTheLeaseIsRequestedAndTheAgentCanUseIt() throws Exception {
+    String token = harness().establishedSession("s1", FAILED);
+    harness.gitHubBacked("s1", "github_app");
+    statesAtLeaseBoundary.clear();
+
+    ResumeResult result = harness.resume("s1", ResumeMode.RESUME);
+
+    assertThat(statesAtLeaseBoundary).containsExactly(STARTING);
+    assertThat(result.finalState()).isEqualTo(WAITING_FOR_INPUT);
+    assertThat(result.providerSessionId()).isEqualTo(token);
+    assertThat(harness.transitions("s1")).endsWith("FAILED>STARTING", "STARTING>WAITING_FOR_INPUT");
+    // The launched agent's own git asks the broker through the project's credential helper.
+    String reply = harness.components.agentHost().prompt("s1", "git-credential:github.com/acme/widgets").responseText();
+    assertThat(reply).contains("username=x-access-token").doesNotContain("password-length=0");
+    assertThat(harness.github.issued()).hasSize(1);
+    HistorySecrets.assertNoSecrets(harness.client, ResumeRequest.workflowId("s1"),
+        harness.github.issued().stream().map(t -> t.token()).toList());
+  }
+
+  @Test
+  void resumeSelectingAnotherCredentialPolicyPersistsTheNewSnapshotBeforeLaunch() throws Exception {
+    harness().establishedSession("s1", FAILED);
+    harness.gitHubBacked("s1", "none");
+    harness.resume("s1", ResumeMode.RESUME);
+    harness.components.agentHost().stop("s1");
+    harness.components.sessions.transition("s1", java.util.Set.of(WAITING_FOR_INPUT), FAILED, "test", "exited",
+        dev.kandev.recovery.activities.store.Fence.none());
+    assertThat(snapshot(harness.snapshotJson("s1")).path("policy").asText()).isEqualTo("none");
+    snapshotsAtLaunch.clear();
+
+    harness.selectPolicy("github_app");
+    harness.resume("s1", ResumeMode.RESUME);
+
+    assertThat(snapshotsAtLaunch).hasSize(1);
+    JsonNode atLaunch = snapshot(snapshotsAtLaunch.get(0));
+    assertThat(atLaunch.path("policy").asText()).isEqualTo("github_app");
+    assertThat(atLaunch.path("source").asText()).isEqualTo("workspace");
+    assertThat(atLaunch.path("installationId").asLong()).isEqualTo(ResumeHarness.INSTALLATION);
+    assertThat(atLaunch.path("leaseId").asText()).startsWith("lease-");
+    assertThat(snapshot(harness.snapshotJson("s1"))).isEqualTo(atLaunch);
+  }
+
+  @Test
+  void credentialIssuanceFailingAfterStartingRestoresThePriorStateWithNoStaleStarting() throws Exception {
+    String token = harness().establishedSession("s1", FAILED);
+    // A repository of another workspace linked to the task: the broker refuses its scope.
+    harness.credentials.repository("repo-other", "ws-other", "github.com", "acme", "widgets")
+        .link(ResumeHarness.taskOf("s1"), "repo-other", 0);
+    harness.selectPolicy("github_app");
+    statesAtLeaseBoundary.clear();
+
+    ResumeFailure failure = harness.resumeFailing("s1", ResumeMode.RESUME);
+
+    assertThat(failure.step()).isEqualTo(ResumeStep.ISSUE_CREDENTIAL_LEASE);
+    assertThat(failure.failureType()).isEqualTo("CREDENTIAL_SCOPE_DENIED");
+    assertThat(statesAtLeaseBoundary).containsExactly(STARTING);
+    assertRecoverable("s1", FAILED, token);
+  }
+
+  @Test
+  void startFreshReplacesTheTokenOnlyAfterSessionNewSucceeds() throws Exception {
+    String old = harness().establishedSession("s1", FAILED);
+    harness.agentMode("reject-new");
+
+    ResumeFailure failure = harness.resumeFailing("s1", ResumeMode.START_FRESH);
+
+    assertThat(failure.failureType()).isEqualTo("AGENT_SESSION_NEW_FAILED");
+    assertThat(failure.recoveryActions()).containsExactly(ResumeMode.START_FRESH);
+    assertThat(harness.identity("s1")).isEqualTo(new SessionIdentity("", ""));
+    assertThat(harness.state("s1")).isEqualTo(FAILED);
+
+    harness.agentMode("normal");
+    ResumeResult fresh = harness.resume("s1", ResumeMode.START_FRESH);
+
+    assertThat(fresh.outcome()).isEqualTo(ResumeOutcome.STARTED_FRESH);
+    assertThat(fresh.loaded()).isFalse();
+    assertThat(fresh.providerSessionId()).isNotEqualTo(old).isNotBlank();
+    assertThat(harness.identity("s1")).isEqualTo(new SessionIdentity(fresh.providerSessionId(), fresh.providerSessionId()));
+  }
+
+  /** The session is back in {@code prior} with the same token, no lease, no lock, no STARTING. */
+  private void assertRecoverable(String sessionId, SessionState prior, String token) {
+    assertThat(harness.state(sessionId)).isEqualTo(prior);
+    assertThat(harness.identity(sessionId)).isEqualTo(new SessionIdentity(token, token));
+    assertThat(harness.transitions(sessionId)).last().isEqualTo("STARTING>" + prior);
+    assertThat(harness.liveLeases(sessionId)).isZero();
+    assertThat(harness.lockHeld(sessionId)).isFalse();
+    assertThat(harness.components.agentHost().isRunning(sessionId)).isFalse();
+  }
+
+  private static JsonNode snapshot(String json) throws Exception {
+    return Json.mapper().readTree(json);
+  }
+
+  private UnaryOperator<Object> observeBoundaries() {
+    return activity -> {
+      if (activity instanceof CredentialActivities credentials) {
+        return new CredentialActivities() {
+          @Override
+          public CredentialLease issueCredentialLease(String sessionId) {
+            statesAtLeaseBoundary.add(harness.state(sessionId));
+            return credentials.issueCredentialLease(sessionId);
+          }
+
+          @Override
+          public void revokeCredentialLeases(String sessionId) {
+            credentials.revokeCredentialLeases(sessionId);
+          }
+        };
+      }
+      if (activity instanceof AgentActivities agents) {
+        return new AgentActivities() {
+          @Override
+          public LaunchOutcome launchAgent(String sessionId, List<String> leaseIds, long fencingToken) {
+            snapshotsAtLaunch.add(harness.snapshotJson(sessionId));
+            return agents.launchAgent(sessionId, leaseIds, fencingToken);
+          }
+
+          @Override
+          public void stopAgent(String sessionId) {
+            agents.stopAgent(sessionId);
+          }
+        };
+      }
+      return activity;
+    };
+  }
+}
