@@ -65,6 +65,14 @@ class NpmCacheRootTest {
     assertThat(settings.updateTimeout()).isEqualTo(Duration.ofMinutes(5));
   }
 
+  @Test
+  void aChildBoundBeyondTheStepTimeoutIsRejected() {
+    assertThatThrownBy(() -> NpmSettings.fromEnvironment(Map.of("KANDEV_NPM_UPDATE_TIMEOUT", "PT10M")))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("update timeout");
+    assertThatThrownBy(() -> NpmSettings.fromEnvironment(Map.of("KANDEV_NPM_PROBE_TIMEOUT", "PT0S")))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("probe timeout");
+  }
+
   private static NpmSettings withCache(NpmSandbox sandbox, String cache) {
     Map<String, String> env = new java.util.TreeMap<>(sandbox.environment());
     env.put("npm_config_cache", cache);
