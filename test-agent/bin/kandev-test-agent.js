@@ -12,6 +12,7 @@
 //   slow-turn               session/prompt takes KANDEV_TEST_AGENT_TURN_MS (default 5000) ms
 //   crash-mid-turn          exits (code 5) after streaming the first chunk of a turn
 //   reject-new              answers session/new with -32000 authentication required
+//   close-before-new        closes stdout and exits (code 6) when session/new arrives
 // KANDEV_TEST_AGENT_REPLAY / --replay=N: history messages replayed on session/load (default all).
 // KANDEV_TEST_AGENT_STATE_DIR / --state-dir=DIR: where sessions are kept as <id>.json.
 // KANDEV_TEST_AGENT_PERMISSION / --ask-permission: ask session/request_permission each turn.
@@ -32,6 +33,7 @@ const VERSION = '1.0.0';
 const MODES = [
   'normal', 'exit-before-initialize', 'hang-initialize', 'close-before-load',
   'reject-load', 'no-load-session', 'slow-turn', 'crash-mid-turn', 'reject-new',
+  'close-before-new',
 ];
 
 function flag(name) {
@@ -226,6 +228,11 @@ const handlers = {
   },
 
   'session/new'(params, id) {
+    if (mode === 'close-before-new') {
+      log('closing stdout before answering session/new as configured');
+      process.stdout.end(() => process.exit(6));
+      return;
+    }
     if (mode === 'reject-new') {
       fail(id, -32000, 'Authentication required', { authMethods: ['test-login'] });
       return;

@@ -179,6 +179,11 @@ public final class AcpConnection implements AutoCloseable {
     } catch (IOException e) {
       log.debug("{}: reading agent stdout failed: {}", name, e.getMessage());
     } finally {
+      try {
+        in.close();
+      } catch (IOException e) {
+        log.debug("{}: closing agent stdout: {}", name, e.getMessage());
+      }
       closed.complete(null);
       AcpTransportClosedException eof = new AcpTransportClosedException(name + ": agent stdout closed");
       pending.values().forEach(f -> f.completeExceptionally(eof));

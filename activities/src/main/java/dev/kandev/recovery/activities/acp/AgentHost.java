@@ -65,6 +65,8 @@ public final class AgentHost implements AutoCloseable {
   private final ObjectMapper json = Json.mapper();
   private final Map<String, String> workerEnv = System.getenv();
   private final Map<String, RunningAgent> running = new ConcurrentHashMap<>();
+  /** Serialises launch and stop per session, so a session never has two agents. */
+  private final Map<String, ReentrantLock> sessionLocks = new ConcurrentHashMap<>();
 
   public AgentHost(
       SessionStore sessions,
@@ -122,6 +124,20 @@ public final class AgentHost implements AutoCloseable {
    *     says failed, and the stored token is untouched
    */
   public LaunchResult launch(LaunchRequest request) {
+    ReentrantLock lock = sessionLock(request.sessionId());
+    lock.lock();
+    try {
+      return launchLocked(request);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private ReentrantLock sessionLock(String sessionId) {
+    return sessionLocks.computeIfAbsent(sessionId, id -> new ReentrantLock());
+  }
+
+  private LaunchResult launchLocked(LaunchRequest request) {
     String sessionId = request.sessionId();
     AgentProfile profile;
     try {
@@ -137,19 +153,7 @@ public final class AgentHost implements AutoCloseable {
     List<String> secrets = AgentEnvironment.secretValues(profile.env(), request.extraEnv());
     Map<String, String> env = AgentEnvironment.build(workerEnv, profile.env(), request.extraEnv());
     Path workspace = request.workspace().toAbsolutePath().normalize();
-    AgentProcess process;
-    try {
-      process = AgentProcess.start(sessionId, profile, workspace, env, timeouts.spawn());
-    } catch (IOException | TimeoutException e) {
-      AgentLaunchException failure = new AgentLaunchException(
-          AgentFailureClass.AGENT_PROCESS_START_FAILED,
-          "could not start agent '" + profile.agentId() + "' " + profile.argv() + " in "
-              + profile.workingDirectoryFor(workspace) + ": " + e.getMessage(),
-          null, "", null, e);
-      executors.recordStartFailure(sessionId, executionId, host, workerInstance, stored(failure.getMessage()));
-      throw failure;
-    }
-    executors.recordStarting(sessionId, executionId, host, workerInstance, process.pid());
+    AgentProcess process = spawn(sessionId, executionId, profile, workspace, env);
     log.info("session {}: started agent '{}' pid {} execution {}", sessionId, profile.agentId(), process.pid(), executionId);
 
     RunningAgent agent = new RunningAgent(sessionId, executionId, process, secrets);
@@ -178,6 +182,30 @@ public final class AgentHost implements AutoCloseable {
       abort(agent, "launch failed: " + e.getMessage());
       throw e;
     }
+  }
+
+  /** Starts the child and records it as the session's current execution. */
+  private AgentProcess spawn(
+      String sessionId, String executionId, AgentProfile profile, Path workspace, Map<String, String> env) {
+    AgentProcess process;
+    try {
+      process = AgentProcess.start(sessionId, profile, workspace, env, timeouts.spawn());
+    } catch (IOException | TimeoutException e) {
+      AgentLaunchException failure = new AgentLaunchException(
+          AgentFailureClass.AGENT_PROCESS_START_FAILED,
+          "could not start agent '" + profile.agentId() + "' " + profile.argv() + " in "
+              + profile.workingDirectoryFor(workspace) + ": " + e.getMessage(),
+          null, "", null, e);
+      executors.recordStartFailure(sessionId, executionId, host, workerInstance, stored(failure.getMessage()));
+      throw failure;
+    }
+    try {
+      executors.recordStarting(sessionId, executionId, host, workerInstance, process.pid());
+    } catch (RuntimeException e) {
+      process.kill();
+      throw e;
+    }
+    return process;
   }
 
   private AcpProtocol.AgentInfo initialize(RunningAgent agent) {
@@ -426,6 +454,16 @@ public final class AgentHost implements AutoCloseable {
 
   /** Stops the session's agent (stdin closed, then SIGTERM, then SIGKILL) and waits for it. Idempotent. */
   public void stop(String sessionId) {
+    ReentrantLock lock = sessionLock(sessionId);
+    lock.lock();
+    try {
+      stopLocked(sessionId);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private void stopLocked(String sessionId) {
     RunningAgent agent = running.remove(sessionId);
     if (agent == null) {
       return;

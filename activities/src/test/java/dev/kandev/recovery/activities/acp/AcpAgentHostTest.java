@@ -91,13 +91,13 @@ class AcpAgentHostTest {
   void cancelTurnEndsASlowTurnWithStopReasonCancelled() throws Exception {
     launched("slow-turn");
     CompletableFuture<TurnResult> turn = CompletableFuture.supplyAsync(() -> harness.host.prompt(SESSION, "slow"));
-    AcpHarness.await("the turn to be running", Duration.ofSeconds(5), () -> "RUNNING".equals(sessionState()));
-    AcpHarness.await("the first chunk", Duration.ofSeconds(5),
+    AcpHarness.await("the turn to be running", Duration.ofSeconds(15), () -> "RUNNING".equals(sessionState()));
+    AcpHarness.await("the first chunk", Duration.ofSeconds(15),
         () -> db.fixtures().string("SELECT state FROM tasks WHERE id = ?", TASK).equals("IN_PROGRESS"));
 
     harness.host.cancelTurn(SESSION);
 
-    TurnResult result = turn.get(5, TimeUnit.SECONDS);
+    TurnResult result = turn.get(15, TimeUnit.SECONDS);
     assertThat(result.stopReason()).isEqualTo("cancelled");
     assertThat(sessionState()).isEqualTo("WAITING_FOR_INPUT");
     assertThat(taskState()).isEqualTo("REVIEW");
@@ -118,7 +118,7 @@ class AcpAgentHostTest {
     assertThat(taskState()).isEqualTo("REVIEW");
     assertThat(harness.transcripts.list(SESSION)).extracting(TranscriptEntry::content)
         .containsExactly("boom", "Working on: ");
-    AcpHarness.await("the exit to be recorded", Duration.ofSeconds(5),
+    AcpHarness.await("the exit to be recorded", Duration.ofSeconds(15),
         () -> harness.executor(SESSION).status().equals("failed"));
     ExecutorRecord executor = harness.executor(SESSION);
     assertThat(executor.pid()).isNull();
@@ -134,7 +134,7 @@ class AcpAgentHostTest {
 
     ProcessHandle.of(launch.pid()).orElseThrow().destroyForcibly();
 
-    AcpHarness.await("the exit to be recorded", Duration.ofSeconds(5),
+    AcpHarness.await("the exit to be recorded", Duration.ofSeconds(15),
         () -> harness.executor(SESSION).status().equals("failed"));
     assertThat(harness.executor(SESSION).pid()).isNull();
     assertThat(harness.executor(SESSION).errorMessage()).contains("exited on its own with code 137");

@@ -108,6 +108,18 @@ class AcpLaunchFailureTest {
   }
 
   @Test
+  void transportClosingBeforeSessionNewPersistsNoIdentity() {
+    AgentLaunchException e = launchFailing("close-before-new", null);
+
+    assertThat(e.failureClass()).isEqualTo(AGENT_TRANSPORT_CLOSED);
+    assertThat(e.exitCode()).isEqualTo(6);
+    assertThat(e.stderrTail()).contains("closing stdout before answering session/new");
+    assertThat(e.getMessage()).contains("transport closed before session/new completed");
+    assertThat(harness.identities.read(SESSION)).isEqualTo(new SessionIdentity("", ""));
+    assertFailedAndReaped(e);
+  }
+
+  @Test
   void rejectedLoadKeepsTheTokenAndNeverStartsANewSession() {
     AgentLaunchException e = launchFailing("reject-load", TOKEN);
 
