@@ -1,5 +1,6 @@
 package dev.kandev.recovery.activities.runtime;
 
+import dev.kandev.recovery.workflows.runtime.RuntimeStepTimeouts;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -25,6 +26,17 @@ public record NpmSettings(
 
   public NpmSettings {
     environment = Map.copyOf(environment);
+    requireWithin("update timeout", updateTimeout, RuntimeStepTimeouts.UPDATE);
+    requireWithin("probe timeout", probeTimeout, RuntimeStepTimeouts.PROBE);
+    requireWithin("npm config timeout", configTimeout, RuntimeStepTimeouts.REPAIR);
+  }
+
+  // The child's bound must end the step before Temporal's start-to-close timeout does.
+  private static void requireWithin(String what, Duration bound, Duration stepTimeout) {
+    if (bound.isNegative() || bound.isZero() || bound.plus(RuntimeStepTimeouts.MARGIN).compareTo(stepTimeout) > 0) {
+      throw new IllegalArgumentException(what + " " + bound + " must be positive and at most "
+          + stepTimeout.minus(RuntimeStepTimeouts.MARGIN) + " (the step's activity timeout is " + stepTimeout + ")");
+    }
   }
 
   /**

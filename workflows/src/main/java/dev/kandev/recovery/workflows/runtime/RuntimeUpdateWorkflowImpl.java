@@ -90,11 +90,11 @@ public final class RuntimeUpdateWorkflowImpl implements RuntimeUpdateWorkflow {
       repaired = true;
       try {
         RepairOutcome repair =
-            stub(Duration.ofMinutes(2), "repair _npx tree of " + agent.packageSpec())
+            stub(RuntimeStepTimeouts.REPAIR, "repair _npx tree of " + agent.packageSpec())
                 .repairExecutionCache(new RepairStep(jobId, agent.agentId()));
         line(repair.removed() ? "removed " + repair.target() : "nothing to remove at " + repair.target());
       } catch (ActivityFailure e) {
-        return fail(agent, request, "repair runtime execution cache: " + message(e),
+        throw terminal(agent, request, "repair runtime execution cache: " + message(e),
             RuntimeFailureTypes.CACHE_REPAIR_FAILED);
       }
       line("retrying managed runtime update");
@@ -102,7 +102,7 @@ public final class RuntimeUpdateWorkflowImpl implements RuntimeUpdateWorkflow {
       save(agent, request);
       ActivityFailure secondFailure = runUpdate(agent, 2, "retry update " + agent.packageSpec() + " after repair");
       if (secondFailure != null) {
-        return fail(agent, request, "update runtime after cache repair: " + message(secondFailure),
+        throw terminal(agent, request, "update runtime after cache repair: " + message(secondFailure),
             RuntimeFailureTypes.UPDATE_FAILED);
       }
     }
@@ -112,10 +112,10 @@ public final class RuntimeUpdateWorkflowImpl implements RuntimeUpdateWorkflow {
     save(agent, request);
     ProbeInfo probe;
     try {
-      probe = stub(Duration.ofMinutes(2), "ACP initialize probe of " + agent.agentId())
+      probe = stub(RuntimeStepTimeouts.PROBE, "ACP initialize probe of " + agent.agentId())
           .probeAcp(new ProbeStep(jobId, agent.agentId()));
     } catch (ActivityFailure e) {
-      return fail(agent, request, "ACP capability probe: " + message(e), RuntimeFailureTypes.PROBE_FAILED);
+      throw terminal(agent, request, "ACP capability probe: " + message(e), RuntimeFailureTypes.PROBE_FAILED);
     }
     line("ACP initialize ok: " + probe.agentName() + " " + probe.agentVersion()
         + ", protocol version " + probe.protocolVersion());
@@ -135,8 +135,7 @@ public final class RuntimeUpdateWorkflowImpl implements RuntimeUpdateWorkflow {
   private ActivityFailure runUpdate(AgentRuntime agent, int attempt, String summary) {
     attempts = attempt;
     try {
-      // The activity bounds the command itself (NpmSettings.updateTimeout, default 5 min).
-      UpdateOutcome outcome = stub(Duration.ofMinutes(6), summary).runUpdate(new UpdateStep(jobId, agent.agentId(), attempt));
+      UpdateOutcome outcome = stub(RuntimeStepTimeouts.UPDATE, summary).runUpdate(new UpdateStep(jobId, agent.agentId(), attempt));
       tail(outcome.outputTail());
       line("update attempt " + attempt + " succeeded");
       return null;
@@ -150,13 +149,14 @@ public final class RuntimeUpdateWorkflowImpl implements RuntimeUpdateWorkflow {
     }
   }
 
-  private RuntimeUpdateResult fail(AgentRuntime agent, RuntimeUpdateRequest request, String message, String type) {
+  /** Records the job as failed; the caller throws the returned failure, which fails the workflow. */
+  private ApplicationFailure terminal(AgentRuntime agent, RuntimeUpdateRequest request, String message, String type) {
     error = bound(message);
     status = RuntimeJobStatus.FAILED;
     line("failed: " + error);
     save(agent, request);
     outcome("failed");
-    throw ApplicationFailure.newNonRetryableFailure(
+    return ApplicationFailure.newNonRetryableFailure(
         error, type, result(agent, RuntimeUpdateStatus.FAILED, type, null));
   }
 

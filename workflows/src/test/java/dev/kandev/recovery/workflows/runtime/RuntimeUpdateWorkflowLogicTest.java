@@ -1,0 +1,185 @@
+package dev.kandev.recovery.workflows.runtime;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.kandev.recovery.workflows.RecoverySearchAttributes;
+import dev.kandev.recovery.workflows.client.RuntimeUpdateClient;
+import io.temporal.api.enums.v1.IndexedValueType;
+import io.temporal.failure.ApplicationFailure;
+import io.temporal.testing.TestWorkflowEnvironment;
+import io.temporal.worker.Worker;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Deque;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The retry rules with scripted activities (no npm): which steps run, how often, and what the job
+ * reports. The real-npm scenarios are in the worker's RuntimeUpdateWorkflowTest.
+ */
+class RuntimeUpdateWorkflowLogicTest {
+  private static final String QUEUE = "runtime-logic";
+
+  private TestWorkflowEnvironment env;
+  private ScriptedActivities activities;
+  private RuntimeUpdateClient updates;
+
+  @BeforeEach
+  void start() {
+    env = TestWorkflowEnvironment.newInstance();
+    RecoverySearchAttributes.ALL.forEach(
+        key -> env.registerSearchAttribute(key.getName(), IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD));
+    Worker worker = env.newWorker(QUEUE);
+    worker.registerWorkflowImplementationFactory(
+        RuntimeUpdateWorkflow.class, () -> new RuntimeUpdateWorkflowImpl(TestAgents.CATALOGUE));
+    activities = new ScriptedActivities();
+    worker.registerActivitiesImplementations(activities);
+    env.start();
+    updates = new RuntimeUpdateClient(env.getWorkflowClient(), QUEUE);
+  }
+
+  @AfterEach
+  void stop() {
+    env.close();
+  }
+
+  private RuntimeUpdateResult run(String agentId) throws Exception {
+    return updates.start(agentId, "test").await(Duration.ofSeconds(30));
+  }
+
+  @Test
+  void aSuccessfulFirstUpdateNeverRepairs() throws Exception {
+    activities.updates.add(true);
+
+    RuntimeUpdateResult result = run("opencode-acp");
+
+    assertThat(result.status()).isEqualTo(RuntimeUpdateStatus.SUCCEEDED);
+    assertThat(activities.calls).containsExactly("update:1", "probe");
+    assertThat(result.packageSpec()).isEqualTo("opencode-ai");
+    assertThat(activities.saved.get(activities.saved.size() - 1).status()).isEqualTo(RuntimeJobStatus.SUCCEEDED);
+  }
+
+  @Test
+  void aFailedFirstUpdateIsRepairedOnceAndRetriedOnce() throws Exception {
+    activities.updates.addAll(List.of(false, true));
+
+    RuntimeUpdateResult result = run("opencode-acp");
+
+    assertThat(result.status()).isEqualTo(RuntimeUpdateStatus.SUCCEEDED);
+    assertThat(activities.calls).containsExactly("update:1", "repair", "update:2", "probe");
+    assertThat(activities.saved).extracting(RuntimeJobSnapshot::status).containsExactly(
+        RuntimeJobStatus.QUEUED, RuntimeJobStatus.UPDATING, RuntimeJobStatus.REPAIRING, RuntimeJobStatus.RETRYING,
+        RuntimeJobStatus.PROBING, RuntimeJobStatus.SUCCEEDED);
+    assertThat(result.progress()).contains("  | npm error code EJSONPARSE");
+  }
+
+  @Test
+  void aFailedRetryIsTerminalWithoutAThirdAttempt() throws Exception {
+    activities.updates.addAll(List.of(false, false, true));
+
+    RuntimeUpdateResult result = run("opencode-acp");
+
+    assertThat(result.status()).isEqualTo(RuntimeUpdateStatus.FAILED);
+    assertThat(result.errorType()).isEqualTo(RuntimeFailureTypes.UPDATE_FAILED);
+    assertThat(activities.calls).containsExactly("update:1", "repair", "update:2");
+    assertThat(activities.saved.get(activities.saved.size() - 1))
+        .extracting(RuntimeJobSnapshot::status, RuntimeJobSnapshot::attempts, RuntimeJobSnapshot::repaired)
+        .containsExactly(RuntimeJobStatus.FAILED, 2, true);
+  }
+
+  @Test
+  void aFailedRepairIsTerminalWithoutARetry() throws Exception {
+    activities.updates.addAll(List.of(false, true));
+    activities.repairFails = true;
+
+    RuntimeUpdateResult result = run("opencode-acp");
+
+    assertThat(result.errorType()).isEqualTo(RuntimeFailureTypes.CACHE_REPAIR_FAILED);
+    assertThat(result.attempts()).isEqualTo(1);
+    assertThat(activities.calls).containsExactly("update:1", "repair");
+  }
+
+  @Test
+  void aFailedProbeIsTerminalAndNotRetried() throws Exception {
+    activities.updates.add(true);
+    activities.probeFails = true;
+
+    RuntimeUpdateResult result = run("gemini");
+
+    assertThat(result.errorType()).isEqualTo(RuntimeFailureTypes.PROBE_FAILED);
+    assertThat(result.error()).isEqualTo("ACP capability probe: unsupported protocol version 2");
+    assertThat(activities.calls).containsExactly("update:1", "probe");
+  }
+
+  @Test
+  void anUnknownAgentRunsNothing() throws Exception {
+    RuntimeUpdateResult result = run("@evil/package");
+
+    assertThat(result.errorType()).isEqualTo(RuntimeFailureTypes.UNKNOWN_AGENT);
+    assertThat(activities.calls).isEmpty();
+    assertThat(activities.saved).isEmpty();
+  }
+
+  @Test
+  void failureMessagesAndProgressAreBounded() throws Exception {
+    activities.updates.addAll(List.of(false, false));
+    activities.failureMessage = "x".repeat(10_000);
+    activities.tailLines = 500;
+
+    RuntimeUpdateResult result = run("opencode-acp");
+
+    assertThat(result.error()).hasSizeLessThanOrEqualTo(RuntimeUpdateWorkflowImpl.MAX_ERROR_CHARS);
+    assertThat(result.progress()).hasSizeLessThanOrEqualTo(RuntimeUpdateWorkflowImpl.MAX_PROGRESS_LINES);
+    assertThat(result.progress()).allMatch(line -> line.length() <= RuntimeUpdateWorkflowImpl.MAX_ERROR_CHARS);
+  }
+
+  /** Steps that succeed or fail as scripted, recording what ran. */
+  static final class ScriptedActivities implements RuntimeUpdateActivities {
+    final Deque<Boolean> updates = new ArrayDeque<>();
+    final List<String> calls = Collections.synchronizedList(new ArrayList<>());
+    final List<RuntimeJobSnapshot> saved = Collections.synchronizedList(new ArrayList<>());
+    volatile boolean repairFails;
+    volatile boolean probeFails;
+    volatile String failureMessage = "npm exec … exited with code 1: npm error code EJSONPARSE";
+    volatile int tailLines = 1;
+
+    @Override
+    public void saveJob(RuntimeJobSnapshot job) {
+      saved.add(job);
+    }
+
+    @Override
+    public UpdateOutcome runUpdate(UpdateStep step) {
+      calls.add("update:" + step.attempt());
+      List<String> tail = Collections.nCopies(tailLines, "npm error code EJSONPARSE");
+      UpdateOutcome outcome = new UpdateOutcome(List.of("npm", "exec"), 0, false, 5, tail);
+      if (!updates.isEmpty() && updates.poll()) {
+        return outcome;
+      }
+      throw ApplicationFailure.newNonRetryableFailure(failureMessage, RuntimeFailureTypes.UPDATE_FAILED, outcome);
+    }
+
+    @Override
+    public RepairOutcome repairExecutionCache(RepairStep step) {
+      calls.add("repair");
+      if (repairFails) {
+        throw ApplicationFailure.newNonRetryableFailure("refusing: symlink", RuntimeFailureTypes.CACHE_REPAIR_FAILED);
+      }
+      return new RepairOutcome("/cache", "e2094862b59aac7b", "/cache/_npx/e2094862b59aac7b", true);
+    }
+
+    @Override
+    public ProbeInfo probeAcp(ProbeStep step) {
+      calls.add("probe");
+      if (probeFails) {
+        throw ApplicationFailure.newNonRetryableFailure("unsupported protocol version 2", RuntimeFailureTypes.PROBE_FAILED);
+      }
+      return new ProbeInfo("agent", "1.0", 1, true);
+    }
+  }
+}
