@@ -80,7 +80,7 @@ final class ResumeHarness implements AutoCloseable {
     agentMode("normal");
     var keys = TestKeys.appKeyPair();
     this.github = new FakeGitHubServer((RSAPublicKey) keys.getPublic(), APP_ID, INSTALLATION,
-        Set.of("acme/widgets"), Map.of("contents", "write", "metadata", "read"));
+        Set.of("widgets"), Map.of("contents", "write", "metadata", "read"));
     Map<String, String> environment = new HashMap<>();
     environment.put("KANDEV_DB_SCHEMA", db.database().schema());
     environment.put("KANDEV_HOST", "test-host");
