@@ -23,7 +23,9 @@ import dev.kandev.recovery.workflows.resume.ResumeRequest;
 import dev.kandev.recovery.workflows.resume.ResumeResult;
 import dev.kandev.recovery.workflows.runtime.BuiltInAgents;
 import io.temporal.api.enums.v1.IndexedValueType;
+import dev.kandev.recovery.workflows.testing.HistorySecrets;
 import io.temporal.client.WorkflowClient;
+import io.temporal.common.WorkflowExecutionHistory;
 import io.temporal.testing.TestEnvironmentOptions;
 import io.temporal.testing.TestWorkflowEnvironment;
 import io.temporal.worker.Worker;
@@ -65,6 +67,9 @@ final class ResumeHarness implements AutoCloseable {
   final Path agentState;
   private final Path modeFile;
   private final List<WorkerFactory> factories = new ArrayList<>();
+  private final Set<String> startedSessions = new java.util.LinkedHashSet<>();
+  private final List<String> knownSecrets = new ArrayList<>();
+  private final String privateKeyLine;
 
   ResumeHarness(TestDatabase db, Path tempDir) {
     this(db, tempDir, UnaryOperator.identity());
@@ -88,7 +93,9 @@ final class ResumeHarness implements AutoCloseable {
     environment.put("KANDEV_ACP_INITIALIZE_TIMEOUT_SECONDS", "20");
     environment.put("KANDEV_ACP_SESSION_LOAD_TIMEOUT_SECONDS", "20");
     environment.put("KANDEV_GITHUB_APP_ID", APP_ID);
-    environment.put("KANDEV_GITHUB_APP_PRIVATE_KEY", TestKeys.pkcs1Pem(keys.getPrivate()));
+    String pem = TestKeys.pkcs1Pem(keys.getPrivate());
+    this.privateKeyLine = pem.lines().skip(3).findFirst().orElseThrow();
+    environment.put("KANDEV_GITHUB_APP_PRIVATE_KEY", pem);
     environment.put("KANDEV_GITHUB_API_BASE", github.apiBase().toString());
     Settings settings = Settings.fromEnvironment(environment);
     AgentProfile agent = new AgentProfile(TestAgent.AGENT_ID,
@@ -167,7 +174,31 @@ final class ResumeHarness implements AutoCloseable {
   }
 
   ResumeHandle start(String sessionId, ResumeMode mode) {
+    startedSessions.add(sessionId);
     return resumes.start(new ResumeRequest(sessionId, mode, "user", "test"));
+  }
+
+  /** The history of the session's latest resume. */
+  WorkflowExecutionHistory history(String sessionId) {
+    return client.fetchHistory(ResumeRequest.workflowId(sessionId));
+  }
+
+  /**
+   * Every resume's history is free of the secrets this harness can know: the installation tokens
+   * GitHub issued, the App's private key, and any lease token a test read from an agent.
+   */
+  void assertNoSecretsInHistories() {
+    List<String> secrets = new ArrayList<>(knownSecrets);
+    github.issued().forEach(t -> secrets.add(t.token()));
+    secrets.add(privateKeyLine);
+    for (String sessionId : startedSessions) {
+      HistorySecrets.assertNoSecrets(client, ResumeRequest.workflowId(sessionId), secrets);
+    }
+  }
+
+  /** A secret a test learned (e.g. the lease token in an agent's environment). */
+  void knownSecret(String secret) {
+    knownSecrets.add(secret);
   }
 
   ResumeFailure resumeFailing(String sessionId, ResumeMode mode) throws TimeoutException {
@@ -207,6 +238,14 @@ final class ResumeHarness implements AutoCloseable {
 
   @Override
   public void close() {
+    try {
+      assertNoSecretsInHistories();
+    } finally {
+      shutdown();
+    }
+  }
+
+  private void shutdown() {
     factories.forEach(WorkerFactory::shutdownNow);
     env.close();
     components.close();

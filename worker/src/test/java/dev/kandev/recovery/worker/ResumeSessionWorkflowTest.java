@@ -17,10 +17,8 @@ import dev.kandev.recovery.workflows.resume.LaunchOutcome;
 import dev.kandev.recovery.workflows.resume.ResumeFailure;
 import dev.kandev.recovery.workflows.resume.ResumeMode;
 import dev.kandev.recovery.workflows.resume.ResumeOutcome;
-import dev.kandev.recovery.workflows.resume.ResumeRequest;
 import dev.kandev.recovery.workflows.resume.ResumeResult;
 import dev.kandev.recovery.workflows.resume.ResumeStep;
-import dev.kandev.recovery.workflows.testing.HistorySecrets;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -67,6 +65,7 @@ class ResumeSessionWorkflowTest {
     assertThat(failure.sessionState()).isEqualTo(FAILED);
     assertRecoverable("s1", FAILED, token);
     assertThat(harness.components.sessions.get("s1").errorMessage()).contains("AGENT_EXITED_BEFORE_INITIALIZE");
+    RecordedHistories.recordIfAsked(harness.history("s1"), "resume-launch-failure-compensated");
 
     harness.agentMode("normal");
     ResumeResult next = harness.resume("s1", ResumeMode.RESUME);
@@ -111,8 +110,11 @@ class ResumeSessionWorkflowTest {
     String reply = harness.components.agentHost().prompt("s1", "git-credential:github.com/acme/widgets").responseText();
     assertThat(reply).contains("username=x-access-token").doesNotContain("password-length=0");
     assertThat(harness.github.issued()).hasSize(1);
-    HistorySecrets.assertNoSecrets(harness.client, ResumeRequest.workflowId("s1"),
-        harness.github.issued().stream().map(t -> t.token()).toList());
+    String leaseReply = harness.components.agentHost().prompt("s1", "env:KANDEV_CREDENTIAL_LEASE").responseText();
+    String leaseToken = leaseReply.replaceAll("(?s).*KANDEV_CREDENTIAL_LEASE=([A-Za-z0-9_-]{43}).*", "$1");
+    assertThat(leaseToken).hasSize(43);
+    harness.knownSecret(leaseToken);
+    RecordedHistories.recordIfAsked(harness.history("s1"), "resume-success-github");
   }
 
   @Test
@@ -153,6 +155,7 @@ class ResumeSessionWorkflowTest {
     assertThat(failure.failureType()).isEqualTo("CREDENTIAL_SCOPE_DENIED");
     assertThat(statesAtLeaseBoundary).containsExactly(STARTING);
     assertRecoverable("s1", FAILED, token);
+    RecordedHistories.recordIfAsked(harness.history("s1"), "resume-credential-rejected");
   }
 
   @Test
@@ -174,6 +177,7 @@ class ResumeSessionWorkflowTest {
     assertThat(fresh.loaded()).isFalse();
     assertThat(fresh.providerSessionId()).isNotEqualTo(old).isNotBlank();
     assertThat(harness.identity("s1")).isEqualTo(new SessionIdentity(fresh.providerSessionId(), fresh.providerSessionId()));
+    RecordedHistories.recordIfAsked(harness.history("s1"), "resume-start-fresh");
   }
 
   /** The session is back in {@code prior} with the same token, no lease, no lock, no STARTING. */

@@ -122,14 +122,8 @@ final class RuntimeUpdateHarness implements AutoCloseable {
     return history.getEvents().stream().filter(HistoryEvent::hasActivityTaskScheduledEventAttributes);
   }
 
-  /** With -Dkandev.recordHistories=true, writes the history for the replay test in {@code workflows}. */
-  static void recordIfAsked(WorkflowExecutionHistory history, String name) throws IOException {
-    if (Boolean.getBoolean("kandev.recordHistories")) {
-      Path file = TestAgentPackage.sourceDir().getParent()
-          .resolve("workflows/src/test/resources/histories/runtime-update-" + name + ".json");
-      Files.createDirectories(file.getParent());
-      Files.writeString(file, history.toJson(true));
-    }
+  static void recordIfAsked(WorkflowExecutionHistory history, String name) {
+    RecordedHistories.recordIfAsked(history, "runtime-update-" + name);
   }
 
   static void await(BooleanSupplier condition, Duration timeout, String what) {

@@ -2,6 +2,7 @@ package dev.kandev.recovery.activities.resume;
 
 import static dev.kandev.recovery.workflows.model.SessionState.STARTING;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.kandev.recovery.activities.store.Fence;
@@ -84,7 +85,7 @@ public final class SessionActivitiesImpl implements SessionActivities {
         session.agentId(),
         session.state(),
         identities.read(sessionId).resumeToken(),
-        session.metadataEntry(SNAPSHOT_KEY).map(this::snapshotOrNull).orElse(null));
+        session.metadataEntry(SNAPSHOT_KEY).map(JsonNode::toString).orElse(null));
   }
 
   @Override
@@ -138,8 +139,8 @@ public final class SessionActivitiesImpl implements SessionActivities {
   }
 
   @Override
-  public void restoreCredentialSnapshot(String sessionId, GitCredentialSnapshot previous, long fencingToken) {
-    JsonNode value = previous == null ? null : json.valueToTree(previous);
+  public void restoreCredentialSnapshot(String sessionId, String previousSnapshotJson, long fencingToken) {
+    JsonNode value = previousSnapshotJson == null ? null : readJson(previousSnapshotJson);
     GuardedWriteResult result =
         sessions.writeMetadataEntry(sessionId, SNAPSHOT_KEY, value, Set.of(STARTING), Fence.of(fencingToken));
     if (!result.applied()) {
@@ -167,12 +168,12 @@ public final class SessionActivitiesImpl implements SessionActivities {
     }
   }
 
-  private GitCredentialSnapshot snapshotOrNull(JsonNode node) {
+  private JsonNode readJson(String text) {
     try {
-      return json.treeToValue(node, GitCredentialSnapshot.class);
-    } catch (Exception e) {
-      log.warn("ignoring unreadable {} of a session: {}", SNAPSHOT_KEY, e.getMessage());
-      return null;
+      return json.readTree(text);
+    } catch (JsonProcessingException e) {
+      throw Failures.permanent(Failures.INVALID_REQUEST, "the previous credential snapshot is not JSON: " + e.getOriginalMessage());
     }
   }
+
 }

@@ -32,6 +32,11 @@ public final class ResumeHandle {
     return ResumeMode.valueOf((String) stub.describe().getMemo("mode", String.class));
   }
 
+  /** Asks the resume to stop; it compensates (no stale STARTING) and ends as cancelled. */
+  public void cancel() {
+    stub.cancel();
+  }
+
   public ResumeProgress progress() {
     return stub.query("progress", ResumeProgress.class);
   }

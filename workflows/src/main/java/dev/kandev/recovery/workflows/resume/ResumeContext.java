@@ -1,13 +1,13 @@
 package dev.kandev.recovery.workflows.resume;
 
-import dev.kandev.recovery.workflows.model.GitCredentialSnapshot;
 import dev.kandev.recovery.workflows.model.SessionState;
 
 /**
  * What the resume reads while the session still shows its prior state, before any write.
  *
  * @param resumeToken the stored provider-native session id, empty if there is none (not a secret)
- * @param previousSnapshot the {@code git_credential_snapshot} before this attempt, or null
+ * @param previousSnapshotJson the {@code git_credential_snapshot} before this attempt, as stored
+ *     (JSON, restored byte for byte by a compensation), or null if there was none
  */
 public record ResumeContext(
     String sessionId,
@@ -16,4 +16,4 @@ public record ResumeContext(
     String agentId,
     SessionState priorState,
     String resumeToken,
-    GitCredentialSnapshot previousSnapshot) {}
+    String previousSnapshotJson) {}

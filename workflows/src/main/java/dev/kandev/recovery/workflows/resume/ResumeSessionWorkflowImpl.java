@@ -77,7 +77,7 @@ public class ResumeSessionWorkflowImpl implements ResumeSessionWorkflow {
       CredentialLease lease = credentials.issueCredentialLease(sessionId);
 
       enter(ResumeStep.PERSIST_CREDENTIAL_SNAPSHOT, lease.describe());
-      saga.addCompensation(sessions::restoreCredentialSnapshot, sessionId, context.previousSnapshot(), attempt.fence);
+      saga.addCompensation(sessions::restoreCredentialSnapshot, sessionId, context.previousSnapshotJson(), attempt.fence);
       sessions.persistCredentialSnapshot(sessionId, lease.snapshot(), attempt.fence);
 
       enter(ResumeStep.LAUNCH_AGENT, context.resumeToken().isEmpty() ? "session/new" : "session/load " + context.resumeToken());

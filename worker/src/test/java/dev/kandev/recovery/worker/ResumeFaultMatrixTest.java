@@ -1,0 +1,79 @@
+package dev.kandev.recovery.worker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.kandev.recovery.activities.json.Json;
+import dev.kandev.recovery.activities.store.SessionIdentity;
+import dev.kandev.recovery.activities.testing.TestDatabase;
+import dev.kandev.recovery.workflows.model.SessionState;
+import dev.kandev.recovery.workflows.resume.ResumeFailure;
+import dev.kandev.recovery.workflows.resume.ResumeMode;
+import dev.kandev.recovery.workflows.resume.ResumeStep;
+import java.nio.file.Path;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A failure after the early STARTING transition, at every later step and for both terminal prior
+ * states: the session ends in its prior recoverable state with its token, its previous credential
+ * snapshot, no live lease, no lock, no agent and no stale STARTING.
+ */
+class ResumeFaultMatrixTest {
+  private static final String OLD_SNAPSHOT =
+      "{\"version\":1,\"policy\":\"none\",\"source\":\"executor\",\"capturedAt\":\"2026-11-30T10:00:00Z\"}";
+
+  @RegisterExtension final TestDatabase db = new TestDatabase();
+  @TempDir Path tempDir;
+  private final FaultInjection faults = new FaultInjection();
+  private ResumeHarness harness;
+
+  @BeforeEach
+  void setUp() {
+    harness = new ResumeHarness(db, tempDir, faults);
+  }
+
+  @AfterEach
+  void tearDown() {
+    harness.close();
+  }
+
+  static Stream<Arguments> faults() {
+    return Stream.of(SessionState.FAILED, SessionState.CANCELLED).flatMap(prior -> Stream.of(
+        Arguments.of(prior, "markStarting", FaultInjection.When.AFTER, ResumeStep.MARK_STARTING),
+        Arguments.of(prior, "issueCredentialLease", FaultInjection.When.AFTER, ResumeStep.ISSUE_CREDENTIAL_LEASE),
+        Arguments.of(prior, "persistCredentialSnapshot", FaultInjection.When.AFTER, ResumeStep.PERSIST_CREDENTIAL_SNAPSHOT),
+        Arguments.of(prior, "launchAgent", FaultInjection.When.AFTER, ResumeStep.LAUNCH_AGENT),
+        Arguments.of(prior, "settleSession", FaultInjection.When.BEFORE, ResumeStep.SETTLE_SESSION)));
+  }
+
+  @ParameterizedTest(name = "{0}: failure {2} {1}")
+  @MethodSource("faults")
+  void failureAfterTheEarlyStartingTransitionRestoresThePriorRecoverableState(
+      SessionState prior, String method, FaultInjection.When when, ResumeStep step) throws Exception {
+    String token = harness.establishedSession("s1", prior);
+    harness.gitHubBacked("s1", "github_app");
+    harness.fixtures.exec("UPDATE task_sessions SET metadata = jsonb_set(metadata, '{git_credential_snapshot}', ?::jsonb)",
+        OLD_SNAPSHOT);
+    faults.failAt(method, when);
+
+    ResumeFailure failure = harness.resumeFailing("s1", ResumeMode.RESUME);
+
+    assertThat(failure.step()).isEqualTo(step);
+    assertThat(failure.failureType()).isEqualTo("INJECTED_FAULT");
+    assertThat(failure.sessionState()).isEqualTo(prior);
+    assertThat(failure.recoveryActions()).containsExactly(ResumeMode.RESUME, ResumeMode.START_FRESH);
+    assertThat(harness.state("s1")).isEqualTo(prior);
+    assertThat(harness.transitions("s1")).last().isEqualTo("STARTING>" + prior);
+    assertThat(harness.identity("s1")).isEqualTo(new SessionIdentity(token, token));
+    assertThat(Json.mapper().readTree(harness.snapshotJson("s1"))).isEqualTo(Json.mapper().readTree(OLD_SNAPSHOT));
+    assertThat(harness.liveLeases("s1")).isZero();
+    assertThat(harness.lockHeld("s1")).isFalse();
+    assertThat(harness.components.agentHost().isRunning("s1")).isFalse();
+  }
+}
