@@ -30,12 +30,12 @@ class ResumeFaultMatrixTest {
 
   @RegisterExtension final TestDatabase db = new TestDatabase();
   @TempDir Path tempDir;
-  private final FaultInjection faults = new FaultInjection();
+  private final ActivityHooks hooks = new ActivityHooks();
   private ResumeHarness harness;
 
   @BeforeEach
   void setUp() {
-    harness = new ResumeHarness(db, tempDir, faults);
+    harness = new ResumeHarness(db, tempDir, hooks);
   }
 
   @AfterEach
@@ -45,22 +45,26 @@ class ResumeFaultMatrixTest {
 
   static Stream<Arguments> faults() {
     return Stream.of(SessionState.FAILED, SessionState.CANCELLED).flatMap(prior -> Stream.of(
-        Arguments.of(prior, "markStarting", FaultInjection.When.AFTER, ResumeStep.MARK_STARTING),
-        Arguments.of(prior, "issueCredentialLease", FaultInjection.When.AFTER, ResumeStep.ISSUE_CREDENTIAL_LEASE),
-        Arguments.of(prior, "persistCredentialSnapshot", FaultInjection.When.AFTER, ResumeStep.PERSIST_CREDENTIAL_SNAPSHOT),
-        Arguments.of(prior, "launchAgent", FaultInjection.When.AFTER, ResumeStep.LAUNCH_AGENT),
-        Arguments.of(prior, "settleSession", FaultInjection.When.BEFORE, ResumeStep.SETTLE_SESSION)));
+        Arguments.of(prior, "markStarting", true, ResumeStep.MARK_STARTING),
+        Arguments.of(prior, "issueCredentialLease", true, ResumeStep.ISSUE_CREDENTIAL_LEASE),
+        Arguments.of(prior, "persistCredentialSnapshot", true, ResumeStep.PERSIST_CREDENTIAL_SNAPSHOT),
+        Arguments.of(prior, "launchAgent", true, ResumeStep.LAUNCH_AGENT),
+        Arguments.of(prior, "settleSession", false, ResumeStep.SETTLE_SESSION)));
   }
 
-  @ParameterizedTest(name = "{0}: failure {2} {1}")
+  @ParameterizedTest(name = "{0}: failure in {1} (after it ran: {2})")
   @MethodSource("faults")
   void failureAfterTheEarlyStartingTransitionRestoresThePriorRecoverableState(
-      SessionState prior, String method, FaultInjection.When when, ResumeStep step) throws Exception {
+      SessionState prior, String method, boolean afterItRan, ResumeStep step) throws Exception {
     String token = harness.establishedSession("s1", prior);
     harness.gitHubBacked("s1", "github_app");
     harness.fixtures.exec("UPDATE task_sessions SET metadata = jsonb_set(metadata, '{git_credential_snapshot}', ?::jsonb)",
         OLD_SNAPSHOT);
-    faults.failAt(method, when);
+    if (afterItRan) {
+      hooks.after(method, ActivityHooks.fail(method));
+    } else {
+      hooks.before(method, ActivityHooks.fail(method));
+    }
 
     ResumeFailure failure = harness.resumeFailing("s1", ResumeMode.RESUME);
 

@@ -110,7 +110,7 @@ final class ResumeHarness implements AutoCloseable {
     startWorker(decorate);
   }
 
-  /** Starts one more worker (a replacement for a dead one) on the test queue. */
+  /** Starts a worker on the test queue. */
   WorkerFactory startWorker(UnaryOperator<Object> decorate) {
     WorkerFactory factory = WorkerFactory.newInstance(client);
     Worker worker = factory.newWorker(QUEUE);

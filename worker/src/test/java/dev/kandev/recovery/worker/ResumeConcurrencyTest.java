@@ -1,0 +1,121 @@
+package dev.kandev.recovery.worker;
+
+import static dev.kandev.recovery.workflows.model.SessionState.CANCELLED;
+import static dev.kandev.recovery.workflows.model.SessionState.FAILED;
+import static dev.kandev.recovery.workflows.model.SessionState.STARTING;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.kandev.recovery.activities.store.Fence;
+import dev.kandev.recovery.activities.store.SessionIdentity;
+import dev.kandev.recovery.activities.testing.TestDatabase;
+import dev.kandev.recovery.workflows.client.ResumeConflictException;
+import dev.kandev.recovery.workflows.client.ResumeHandle;
+import dev.kandev.recovery.workflows.resume.ResumeFailure;
+import dev.kandev.recovery.workflows.resume.ResumeMode;
+import dev.kandev.recovery.workflows.resume.ResumeResult;
+import dev.kandev.recovery.workflows.resume.ResumeStep;
+import io.temporal.client.WorkflowFailedException;
+import io.temporal.failure.CanceledFailure;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Set;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Races and cancellation: the session always ends settled or restored, never STARTING. */
+class ResumeConcurrencyTest {
+  @RegisterExtension final TestDatabase db = new TestDatabase();
+  @TempDir Path tempDir;
+  private final ActivityHooks hooks = new ActivityHooks();
+  private ResumeHarness harness;
+
+  @BeforeEach
+  void setUp() {
+    harness = new ResumeHarness(db, tempDir, hooks);
+  }
+
+  @AfterEach
+  void tearDown() {
+    harness.close();
+  }
+
+  @Test
+  void aTerminalTransitionWinningDuringLaunchIsLeftAloneAndTheAgentStopped() throws Exception {
+    String token = harness.establishedSession("s1", FAILED);
+    harness.gitHubBacked("s1", "github_app");
+    hooks.after("launchAgent", () -> harness.components.sessions.transition(
+        "s1", Set.of(STARTING), CANCELLED, "user cancelled the task", "", Fence.none()));
+
+    ResumeFailure failure = harness.resumeFailing("s1", ResumeMode.RESUME);
+
+    assertThat(failure.step()).isEqualTo(ResumeStep.SETTLE_SESSION);
+    assertThat(failure.failureType()).isEqualTo("SESSION_STATE_SUPERSEDED");
+    assertThat(failure.sessionState()).isEqualTo(CANCELLED);
+    assertThat(harness.state("s1")).isEqualTo(CANCELLED);
+    assertThat(harness.transitions("s1")).last().isEqualTo("STARTING>CANCELLED");
+    assertThat(harness.components.agentHost().isRunning("s1")).isFalse();
+    assertThat(harness.liveLeases("s1")).isZero();
+    assertThat(harness.lockHeld("s1")).isFalse();
+    assertThat(harness.identity("s1")).isEqualTo(new SessionIdentity(token, token));
+  }
+
+  @Test
+  void cancellingTheResumeDuringLaunchLeavesNoStaleStartingAndNoAgent() throws Exception {
+    String token = harness.establishedSession("s1", FAILED);
+    harness.agentMode("hang-initialize");
+    ResumeHandle resume = harness.start("s1", ResumeMode.RESUME);
+    Await.until(() -> harness.components.agentHost().isRunning("s1") || launching(resume), Duration.ofSeconds(30),
+        "the launch to start");
+
+    resume.cancel();
+
+    assertThatThrownBy(() -> resume.await(Duration.ofMinutes(1)))
+        .isInstanceOf(WorkflowFailedException.class)
+        .hasCauseInstanceOf(CanceledFailure.class);
+    assertThat(harness.state("s1")).isEqualTo(FAILED);
+    assertThat(harness.transitions("s1")).last().isEqualTo("STARTING>FAILED");
+    assertThat(harness.components.agentHost().isRunning("s1")).isFalse();
+    assertThat(harness.lockHeld("s1")).isFalse();
+    assertThat(harness.identity("s1")).isEqualTo(new SessionIdentity(token, token));
+  }
+
+  @Test
+  void aSecondRequestForTheSameSessionAttachesAndAnotherModeIsRefused() throws Exception {
+    harness.establishedSession("s1", FAILED);
+    harness.agentMode("hang-initialize");
+    ResumeHandle first = harness.start("s1", ResumeMode.RESUME);
+    Await.until(() -> launching(first), Duration.ofSeconds(30), "the launch to start");
+
+    ResumeHandle second = harness.start("s1", ResumeMode.RESUME);
+
+    assertThat(second.runId()).isEqualTo(first.runId());
+    assertThatThrownBy(() -> harness.start("s1", ResumeMode.START_FRESH))
+        .isInstanceOf(ResumeConflictException.class)
+        .hasMessageContaining("already being resumed with mode RESUME");
+    first.cancel();
+    awaitEnd(first);
+    assertThat(harness.state("s1")).isEqualTo(FAILED);
+  }
+
+  private static boolean launching(ResumeHandle resume) {
+    try {
+      return resume.progress().step() == ResumeStep.LAUNCH_AGENT;
+    } catch (RuntimeException e) {
+      return false;
+    }
+  }
+
+  private static void awaitEnd(ResumeHandle resume) {
+    try {
+      ResumeResult ignored = resume.await(Duration.ofMinutes(2));
+    } catch (RuntimeException | java.util.concurrent.TimeoutException e) {
+      if (e instanceof java.util.concurrent.TimeoutException) {
+        throw new AssertionError("the resume did not end", e);
+      }
+    }
+  }
+}
