@@ -1,0 +1,53 @@
+package dev.kandev.recovery.worker;
+
+import com.google.protobuf.Timestamp;
+import dev.kandev.recovery.activities.testing.bench.Latencies;
+import io.temporal.api.enums.v1.EventType;
+import io.temporal.api.history.v1.HistoryEvent;
+import io.temporal.client.WorkflowClient;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Per activity type, the time from ActivityTaskScheduled to ActivityTaskCompleted in a workflow's
+ * history: queueing on the task queue plus the activity itself, as the server saw it; and the whole
+ * run, WorkflowExecutionStarted to WorkflowExecutionCompleted, so the gap to the activities' sum is
+ * workflow tasks.
+ */
+final class ActivityStepTimes {
+  static final String WHOLE_RUN = "(whole run: started to completed)";
+
+  private final Map<String, Latencies> byType = new LinkedHashMap<>();
+  private final Latencies wholeRun = new Latencies();
+
+  void addRun(WorkflowClient client, String workflowId, String runId) {
+    Map<Long, HistoryEvent> scheduled = new HashMap<>();
+    HistoryEvent started = null;
+    for (HistoryEvent event : client.fetchHistory(workflowId, runId).getEvents()) {
+      if (event.getEventType() == EventType.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED) {
+        started = event;
+      } else if (event.getEventType() == EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED) {
+        wholeRun.add(nanos(event.getEventTime()) - nanos(started.getEventTime()));
+      } else if (event.getEventType() == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED) {
+        scheduled.put(event.getEventId(), event);
+      } else if (event.getEventType() == EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED) {
+        HistoryEvent start = scheduled.get(event.getActivityTaskCompletedEventAttributes().getScheduledEventId());
+        String type = start.getActivityTaskScheduledEventAttributes().getActivityType().getName();
+        byType.computeIfAbsent(type, t -> new Latencies())
+            .add(nanos(event.getEventTime()) - nanos(start.getEventTime()));
+      }
+    }
+  }
+
+  /** Activity types in the order they first ran, then {@link #WHOLE_RUN}. */
+  Map<String, Latencies> byType() {
+    Map<String, Latencies> all = new LinkedHashMap<>(byType);
+    all.put(WHOLE_RUN, wholeRun);
+    return all;
+  }
+
+  private static long nanos(Timestamp time) {
+    return time.getSeconds() * 1_000_000_000L + time.getNanos();
+  }
+}

@@ -1,0 +1,132 @@
+package dev.kandev.recovery.worker;
+
+import static dev.kandev.recovery.workflows.model.SessionState.FAILED;
+import static dev.kandev.recovery.workflows.model.SessionState.WAITING_FOR_INPUT;
+
+import dev.kandev.recovery.activities.store.Fence;
+import dev.kandev.recovery.activities.testing.TestDatabase;
+import dev.kandev.recovery.activities.testing.bench.Latencies;
+import dev.kandev.recovery.activities.testing.bench.Load;
+import dev.kandev.recovery.activities.testing.bench.Machine;
+import dev.kandev.recovery.activities.testing.bench.Table;
+import dev.kandev.recovery.workflows.client.ResumeHandle;
+import dev.kandev.recovery.workflows.model.SessionState;
+import dev.kandev.recovery.workflows.resume.ResumeMode;
+import dev.kandev.recovery.workflows.resume.ResumeOutcome;
+import dev.kandev.recovery.workflows.resume.ResumeResult;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * End-to-end ResumeSessionWorkflow latency on the real worker (Temporal test server, PostgreSQL,
+ * the Node test agent): resumes of established FAILED sessions, one at a time and four at once.
+ * Each resume launches a fresh agent process that answers session/load; between two resumes of a
+ * session its agent is stopped and the session marked FAILED again, outside the timed call.
+ */
+@Tag("benchmark")
+class ResumeWorkflowBenchmark {
+  private static final int SESSIONS = 4;
+  private static final int WARM_UP = 4;
+  private static final int SEQUENTIAL = 20;
+  private static final int PARALLEL = 4;
+  private static final int PER_THREAD = 5;
+
+  @RegisterExtension final TestDatabase db = new TestDatabase();
+  @TempDir Path tempDir;
+
+  private ResumeHarness harness;
+  private final List<ResumeHandle> finished = new CopyOnWriteArrayList<>();
+
+  @Test
+  void resumeLatency() throws Exception {
+    try (ResumeHarness h = new ResumeHarness(db, tempDir)) {
+      harness = h;
+      Latencies fresh = new Latencies();
+      for (int s = 0; s < SESSIONS; s++) {
+        harness.newSession(session(s), SessionState.CREATED);
+        fresh.add(timedResume(session(s), ResumeMode.START_FRESH, ResumeOutcome.STARTED_FRESH));
+        makeResumableAgain(session(s));
+      }
+      for (int i = 0; i < WARM_UP; i++) {
+        resumeAndReset(session(i % SESSIONS));
+      }
+
+      finished.clear();
+      Latencies sequential = new Latencies();
+      long begin = System.nanoTime();
+      for (int i = 0; i < SEQUENTIAL; i++) {
+        sequential.add(resumeAndReset(session(i % SESSIONS)));
+      }
+      double sequentialRate = SEQUENTIAL / ((System.nanoTime() - begin) / 1e9);
+      ActivityStepTimes sequentialSteps = stepTimes();
+
+      finished.clear();
+      Latencies parallel = new Latencies();
+      Load.Result parallelRun = Load.run(PARALLEL, PER_THREAD,
+          (thread, i) -> parallel.add(resumeAndReset(session(thread))));
+      ActivityStepTimes parallelSteps = stepTimes();
+
+      Table table = new Table("ResumeSessionWorkflow end to end (start to result, client side)", "resumes/s")
+          .row("START_FRESH of a new session (first launch)", fresh.count(), Double.NaN, fresh)
+          .row("RESUME, sequential", sequential.count(), sequentialRate, sequential)
+          .row("RESUME, " + PARALLEL + " in parallel", parallel.count(), parallelRun.perSecond(), parallel)
+          .note("resumes/s counts the untimed reset between two resumes of a session (stop agent, mark FAILED).");
+      table.print(Machine.describe(db.dataSource()));
+      stepTable("sequential", sequentialSteps).print(Machine.describe(db.dataSource()));
+      stepTable(PARALLEL + " in parallel", parallelSteps).print(Machine.describe(db.dataSource()));
+    }
+  }
+
+  private static String session(int index) {
+    return "bench-" + index;
+  }
+
+  /** Resumes an established FAILED session, then resets it for the next round; returns the resume's nanos. */
+  private long resumeAndReset(String sessionId) throws Exception {
+    long nanos = timedResume(sessionId, ResumeMode.RESUME, ResumeOutcome.RESUMED);
+    makeResumableAgain(sessionId);
+    return nanos;
+  }
+
+  private long timedResume(String sessionId, ResumeMode mode, ResumeOutcome expected) throws Exception {
+    long begin = System.nanoTime();
+    ResumeHandle handle = harness.start(sessionId, mode);
+    ResumeResult result = handle.await(Duration.ofMinutes(2));
+    long nanos = System.nanoTime() - begin;
+    if (result.outcome() != expected) {
+      throw new IllegalStateException(sessionId + ": expected " + expected + ", got " + result);
+    }
+    finished.add(handle);
+    return nanos;
+  }
+
+  /** As {@code ResumeHarness.establishedSession} leaves a session: agent gone, state FAILED. */
+  private void makeResumableAgain(String sessionId) {
+    harness.components.agentHost().stop(sessionId);
+    var moved = harness.components.sessions.transition(
+        sessionId, Set.of(WAITING_FOR_INPUT), FAILED, "benchmark reset", "agent process exited", Fence.none());
+    if (!moved.won()) {
+      throw new IllegalStateException("reset of " + sessionId + " lost: " + moved);
+    }
+  }
+
+  private ActivityStepTimes stepTimes() {
+    ActivityStepTimes steps = new ActivityStepTimes();
+    finished.forEach(handle -> steps.addRun(harness.client, handle.workflowId(), handle.runId()));
+    return steps;
+  }
+
+  private static Table stepTable(String mode, ActivityStepTimes steps) {
+    Table table = new Table("ResumeSessionWorkflow per activity, RESUME " + mode
+        + " (history: ActivityTaskScheduled to Completed)", "-");
+    steps.byType().forEach((type, latencies) -> table.row(type, latencies.count(), Double.NaN, latencies));
+    return table;
+  }
+}
