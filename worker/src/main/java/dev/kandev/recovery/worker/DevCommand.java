@@ -1,13 +1,8 @@
 package dev.kandev.recovery.worker;
 
 import dev.kandev.recovery.activities.store.Database;
-import io.temporal.client.WorkflowClient;
-import io.temporal.client.WorkflowClientOptions;
-import io.temporal.serviceclient.WorkflowServiceStubs;
-import io.temporal.serviceclient.WorkflowServiceStubsOptions;
 import io.temporal.testserver.TestServer;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -29,30 +24,14 @@ final class DevCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     Settings settings = Settings.fromEnvironment();
     int port = temporalPort != null ? temporalPort : settings.temporalPort();
-    CountDownLatch stopped = new CountDownLatch(1);
     try (Database database = Database.open(settings.database()).migrate();
-        var server = TestServer.createPortBoundServer(port, false)) {
+        var server = TestServer.createPortBoundServer(port, false);
+        TemporalConnection temporal = TemporalConnection.open("127.0.0.1:" + port, settings.temporalNamespace())) {
       System.out.printf("PostgreSQL   %s (schema %s) migrated%n", settings.database().url(), database.schema());
-      WorkflowServiceStubs service =
-          WorkflowServiceStubs.newServiceStubs(
-              WorkflowServiceStubsOptions.newBuilder().setTarget("127.0.0.1:" + port).build());
-      SearchAttributeRegistrar.register(service, settings.temporalNamespace());
-      WorkflowClient client =
-          WorkflowClient.newInstance(
-              service, WorkflowClientOptions.newBuilder().setNamespace(settings.temporalNamespace()).build());
-      try (Components components = new Components(settings, database);
-          RecoveryWorker worker = RecoveryWorker.start(client, settings.taskQueue(), components)) {
-        System.out.printf("Temporal     127.0.0.1:%d (embedded test server, namespace %s)%n", port, settings.temporalNamespace());
-        System.out.printf("Worker       task queue %s, instance %s%n", settings.taskQueue(), settings.workerInstance());
-        System.out.println("Ready. Press Ctrl-C to stop.");
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-          stopped.countDown();
-          System.out.println("Stopping...");
-        }));
-        stopped.await();
-      } finally {
-        service.shutdown();
-      }
+      SearchAttributeRegistrar.register(temporal.service, settings.temporalNamespace());
+      System.out.printf("Temporal     127.0.0.1:%d (embedded test server, namespace %s)%n", port, settings.temporalNamespace());
+      System.out.printf("Worker       task queue %s, instance %s%n", settings.taskQueue(), settings.workerInstance());
+      RunningWorker.runUntilStopped(settings, database, temporal.client);
     }
     return 0;
   }

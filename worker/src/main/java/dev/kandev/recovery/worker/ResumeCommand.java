@@ -83,7 +83,8 @@ final class ResumeCommand implements Callable<Integer> {
         printNewLines(handle, out, printed);
         if (e.getCause() instanceof ResumeFailedException failed) {
           ResumeFailure f = failed.failure();
-          out.printf("outcome: FAILED at %s (%s) — session %s is %s%n", f.step(), f.failureType(), f.sessionId(), f.sessionState());
+          out.printf("outcome: FAILED at %s (%s) — %s%n", f.step(), f.failureType(),
+              f.sessionState() == null ? "nothing was changed" : "session " + f.sessionId() + " is " + f.sessionState());
           out.println("  " + f.message());
           out.println("  recovery actions: " + (f.recoveryActions().isEmpty() ? "none" : f.recoveryActions()));
           return 1;

@@ -96,8 +96,10 @@ public class ResumeSessionWorkflowImpl implements ResumeSessionWorkflow {
       String type = failureType(failure);
       attempt.errorMessage = "resume failed at " + failedStep + " (" + type + "): " + failureMessage(failure);
       note(attempt.errorMessage);
-      enter(ResumeStep.COMPENSATE, "restoring the prior state");
-      Workflow.newDetachedCancellationScope(saga::compensate).run();
+      if (attempt.context != null) {
+        enter(ResumeStep.COMPENSATE, "restoring the prior state");
+        Workflow.newDetachedCancellationScope(saga::compensate).run();
+      }
       if (failure instanceof CanceledFailure) {
         Workflow.upsertTypedSearchAttributes(OUTCOME.valueSet("CANCELLED"));
         throw failure;
