@@ -1,5 +1,6 @@
 package dev.kandev.recovery.activities.credentials;
 
+import dev.kandev.recovery.activities.store.Sql;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.kandev.recovery.workflows.model.GitCredentialSnapshot;
 import java.nio.charset.StandardCharsets;
@@ -88,7 +89,7 @@ public final class CredentialBroker {
    *     CONFIG_MISSING} or {@code CONFIG_INVALID}
    */
   public LeaseGrant issue(LeaseScope scope, String executorId, Duration ttl) {
-    return Transactions.run(dataSource, "issue credential lease for session " + scope.sessionId(),
+    return Sql.inTransaction(dataSource, "issue credential lease for session " + scope.sessionId(),
         c -> issue(c, scope, executorId, clampTtl(ttl)));
   }
 
@@ -98,7 +99,7 @@ public final class CredentialBroker {
    */
   public List<LeaseGrant> issueAll(List<LeaseScope> scopes, String executorId, Duration ttl) {
     Duration leaseTtl = clampTtl(ttl);
-    return Transactions.run(dataSource, "issue " + scopes.size() + " credential lease(s)", c -> {
+    return Sql.inTransaction(dataSource, "issue " + scopes.size() + " credential lease(s)", c -> {
       List<LeaseGrant> grants = new ArrayList<>();
       for (LeaseScope scope : scopes) {
         grants.add(issue(c, scope, executorId, leaseTtl));
@@ -134,7 +135,7 @@ public final class CredentialBroker {
    *     {@code SESSION_TERMINAL} or {@code SCOPE_DENIED}
    */
   public IssuedToken mintToken(String leaseId) {
-    return Transactions.run(dataSource, "mint token for credential lease " + leaseId, c -> {
+    return Sql.inTransaction(dataSource, "mint token for credential lease " + leaseId, c -> {
       LeaseRecord lease =
           leases.byIdForUpdate(c, leaseId).orElseThrow(() -> CredentialException.leaseInvalid("unknown lease " + leaseId));
       Instant now = now();
@@ -162,10 +163,10 @@ public final class CredentialBroker {
       throw CredentialException.leaseInvalid("malformed lease token");
     }
     byte[] hash = hash(token);
-    LeaseRecord lease = Transactions.run(dataSource, "redeem credential lease", c -> authorizedLease(c, hash, host, path));
+    LeaseRecord lease = Sql.inTransaction(dataSource, "redeem credential lease", c -> authorizedLease(c, hash, host, path));
     GitCredential credential = resolver(lease.binding()).resolve(lease.scope(), lease.binding());
     // Authorize again after the provider call, so a session that became terminal meanwhile gets nothing.
-    Transactions.run(dataSource, "renew credential lease " + lease.id(), c -> {
+    Sql.inTransaction(dataSource, "renew credential lease " + lease.id(), c -> {
       LeaseRecord current = authorizedLease(c, hash, host, path);
       Instant now = now();
       leases.renew(c, current.id(), now, now.plus(current.ttl()));
@@ -177,7 +178,7 @@ public final class CredentialBroker {
 
   /** Revokes one lease; revoking an unknown or already revoked lease does nothing. */
   public void revoke(String leaseId) {
-    boolean revoked = Transactions.run(dataSource, "revoke credential lease " + leaseId,
+    boolean revoked = Sql.inTransaction(dataSource, "revoke credential lease " + leaseId,
         c -> leases.revoke(c, leaseId, now()));
     if (revoked) {
       log.info("revoked credential lease {}", leaseId);
@@ -186,7 +187,7 @@ public final class CredentialBroker {
 
   /** Revokes every live lease of a session (compensation, session end); returns how many. */
   public int revokeSession(String sessionId) {
-    int revoked = Transactions.run(dataSource, "revoke credential leases of session " + sessionId,
+    int revoked = Sql.inTransaction(dataSource, "revoke credential leases of session " + sessionId,
         c -> leases.revokeSession(c, sessionId, now()));
     log.info("revoked {} credential lease(s) of session {}", revoked, sessionId);
     return revoked;
@@ -198,7 +199,7 @@ public final class CredentialBroker {
    * @throws CredentialException {@code SCOPE_DENIED} for an unknown session
    */
   public List<LeaseScope> scopesForSession(String sessionId) {
-    return Transactions.run(dataSource, "read repositories of session " + sessionId, c -> scopesForSession(c, sessionId));
+    return Sql.inTransaction(dataSource, "read repositories of session " + sessionId, c -> scopesForSession(c, sessionId));
   }
 
   private List<LeaseScope> scopesForSession(Connection c, String sessionId) throws SQLException {

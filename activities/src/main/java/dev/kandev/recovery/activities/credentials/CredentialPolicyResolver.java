@@ -1,5 +1,6 @@
 package dev.kandev.recovery.activities.credentials;
 
+import dev.kandev.recovery.activities.store.Sql;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
@@ -30,7 +31,7 @@ public final class CredentialPolicyResolver {
 
   /** @param executorId the session's executor, or null when it has none */
   public ResolvedPolicy resolve(String workspaceId, String executorId) {
-    return Transactions.run(dataSource, "resolve credential policy of workspace " + workspaceId,
+    return Sql.inTransaction(dataSource, "resolve credential policy of workspace " + workspaceId,
         c -> resolve(c, workspaceId, executorId));
   }
 

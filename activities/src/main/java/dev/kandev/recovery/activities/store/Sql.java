@@ -4,16 +4,16 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import javax.sql.DataSource;
 
-/** Runs a unit of JDBC work in one transaction and turns SQL failures into {@link StoreException}. */
-final class Sql {
+/** Runs a unit of JDBC work in one transaction; SQL failures become a (retryable) {@link StoreException}. */
+public final class Sql {
   @FunctionalInterface
-  interface Work<T> {
+  public interface Work<T> {
     T run(Connection connection) throws SQLException;
   }
 
   private Sql() {}
 
-  static <T> T inTransaction(DataSource dataSource, String what, Work<T> work) {
+  public static <T> T inTransaction(DataSource dataSource, String what, Work<T> work) {
     try (Connection connection = dataSource.getConnection()) {
       connection.setAutoCommit(false);
       try {
