@@ -80,12 +80,14 @@ final class ResumeCommand implements Callable<Integer> {
       } catch (TimeoutException e) {
         // still running: poll the progress again
       } catch (java.util.concurrent.ExecutionException e) {
-        printNewLines(handle, out, printed);
+        printed = printNewLines(handle, out, printed);
         if (e.getCause() instanceof ResumeFailedException failed) {
           ResumeFailure f = failed.failure();
           out.printf("outcome: FAILED at %s (%s) — %s%n", f.step(), f.failureType(),
               f.sessionState() == null ? "nothing was changed" : "session " + f.sessionId() + " is " + f.sessionState());
-          out.println("  " + f.message());
+          if (printed == 0) {
+            out.println("  " + f.message());
+          }
           out.println("  recovery actions: " + (f.recoveryActions().isEmpty() ? "none" : f.recoveryActions()));
           return 1;
         }

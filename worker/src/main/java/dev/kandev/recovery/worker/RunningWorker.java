@@ -5,17 +5,38 @@ import dev.kandev.recovery.workflows.client.ResumeClient;
 import io.temporal.client.WorkflowClient;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 /** Starts the worker, resumes the sessions its predecessor lost, and runs until the JVM stops. */
 final class RunningWorker {
+  /** How long Ctrl-C / SIGTERM waits for the agents to stop and be recorded as stopped. */
+  private static final long CLEANUP_SECONDS = 30;
+
   private RunningWorker() {}
 
   static void runUntilStopped(Settings settings, Database database, WorkflowClient client) throws InterruptedException {
-    CountDownLatch stopped = new CountDownLatch(1);
+    CountDownLatch stopping = new CountDownLatch(1);
+    CountDownLatch cleanedUp = new CountDownLatch(1);
+    // The JVM halts once its shutdown hooks return: the hook waits for the cleanup below, so the
+    // agents are stopped and recorded (otherwise the next start would take them for lost).
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       System.out.println("Stopping...");
-      stopped.countDown();
+      stopping.countDown();
+      try {
+        cleanedUp.await(CLEANUP_SECONDS, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
     }));
+    try {
+      serve(settings, database, client, stopping);
+    } finally {
+      cleanedUp.countDown();
+    }
+  }
+
+  private static void serve(Settings settings, Database database, WorkflowClient client, CountDownLatch stopping)
+      throws InterruptedException {
     try (Components components = new Components(settings, database);
         RecoveryWorker worker = RecoveryWorker.start(client, settings.taskQueue(), components)) {
       System.out.printf("Credentials  %s (git credential redemption, loopback)%n", components.redemption.url());
@@ -24,7 +45,7 @@ final class RunningWorker {
           settings.host(), settings.workerInstance()).resumeLostSessions();
       System.out.printf("Recovery     %d session(s) whose agent was lost on %s: %s%n", resumed.size(), settings.host(), resumed);
       System.out.println("Ready. Press Ctrl-C to stop.");
-      stopped.await();
+      stopping.await();
     }
   }
 }
