@@ -28,6 +28,7 @@ import io.temporal.worker.Worker;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.util.List;
 
@@ -99,7 +100,7 @@ public final class Components implements AutoCloseable {
             builtInAgents, settings.npm(), new CommandRunner(), new StdioAcpProbe(Json.mapper()), runtimeJobs));
   }
 
-  private static java.nio.file.Path installCredentialHelper() {
+  private static Path installCredentialHelper() {
     try {
       return CredentialHelper.install(Files.createTempDirectory("kandev-credential-helper"));
     } catch (IOException e) {

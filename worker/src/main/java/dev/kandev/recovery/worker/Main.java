@@ -1,7 +1,7 @@
 package dev.kandev.recovery.worker;
 
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine;
 
 /** The kandev-recovery executable: the worker, the embedded dev mode and the CLI starters. */
 @Command(

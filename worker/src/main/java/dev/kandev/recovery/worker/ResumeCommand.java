@@ -13,6 +13,7 @@ import java.io.PrintStream;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import picocli.CommandLine.Command;
@@ -79,7 +80,7 @@ final class ResumeCommand implements Callable<Integer> {
         return 0;
       } catch (TimeoutException e) {
         // still running: poll the progress again
-      } catch (java.util.concurrent.ExecutionException e) {
+      } catch (ExecutionException e) {
         printed = printNewLines(handle, out, printed);
         if (e.getCause() instanceof ResumeFailedException failed) {
           ResumeFailure f = failed.failure();

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.kandev.recovery.activities.json.Json;
+import dev.kandev.recovery.activities.store.Fence;
 import dev.kandev.recovery.activities.store.SessionIdentity;
 import dev.kandev.recovery.activities.testing.TestDatabase;
 import dev.kandev.recovery.workflows.model.SessionState;
@@ -21,6 +22,7 @@ import dev.kandev.recovery.workflows.resume.ResumeResult;
 import dev.kandev.recovery.workflows.resume.ResumeStep;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterEach;
@@ -123,8 +125,7 @@ class ResumeSessionWorkflowTest {
     harness.gitHubBacked("s1", "none");
     harness.resume("s1", ResumeMode.RESUME);
     harness.components.agentHost().stop("s1");
-    harness.components.sessions.transition("s1", java.util.Set.of(WAITING_FOR_INPUT), FAILED, "test", "exited",
-        dev.kandev.recovery.activities.store.Fence.none());
+    harness.components.sessions.transition("s1", Set.of(WAITING_FOR_INPUT), FAILED, "test", "exited", Fence.none());
     assertThat(snapshot(harness.snapshotJson("s1")).path("policy").asText()).isEqualTo("none");
     snapshotsAtLaunch.clear();
 

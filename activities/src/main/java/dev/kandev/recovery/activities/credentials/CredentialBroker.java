@@ -1,7 +1,7 @@
 package dev.kandev.recovery.activities.credentials;
 
-import dev.kandev.recovery.activities.store.Sql;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.kandev.recovery.activities.store.Sql;
 import dev.kandev.recovery.workflows.model.GitCredentialSnapshot;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;

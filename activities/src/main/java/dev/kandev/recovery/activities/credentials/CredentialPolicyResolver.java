@@ -1,8 +1,8 @@
 package dev.kandev.recovery.activities.credentials;
 
-import dev.kandev.recovery.activities.store.Sql;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.kandev.recovery.activities.store.Sql;
 import java.io.IOException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;

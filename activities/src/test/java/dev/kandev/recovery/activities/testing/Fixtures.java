@@ -6,6 +6,8 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
 import javax.sql.DataSource;
 
 /**
@@ -76,8 +78,8 @@ public final class Fixtures {
   }
 
   /** The first column of every row. */
-  public java.util.List<String> strings(String sql, Object... args) {
-    java.util.List<String> out = new java.util.ArrayList<>();
+  public List<String> strings(String sql, Object... args) {
+    List<String> out = new ArrayList<>();
     try (Connection c = dataSource.getConnection();
         PreparedStatement statement = c.prepareStatement(sql)) {
       bind(statement, args);

@@ -13,6 +13,7 @@ import io.temporal.client.WorkflowOptions;
 import io.temporal.client.WorkflowStub;
 import io.temporal.common.SearchAttributes;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * Starts {@code ResumeSessionWorkflow} the way every starter must: workflow id {@code
@@ -57,7 +58,7 @@ public final class ResumeClient {
   /** The resume of {@code sessionId} with that run id (null: the latest run). */
   public ResumeHandle attach(String sessionId, String runId) {
     WorkflowStub stub = client.newUntypedWorkflowStub(
-        ResumeRequest.workflowId(sessionId), java.util.Optional.ofNullable(runId), java.util.Optional.of(ResumeSessionWorkflow.TYPE));
+        ResumeRequest.workflowId(sessionId), Optional.ofNullable(runId), Optional.of(ResumeSessionWorkflow.TYPE));
     return new ResumeHandle(stub);
   }
 

@@ -35,7 +35,7 @@ public class ResumeSessionWorkflowImpl implements ResumeSessionWorkflow {
   private final CredentialActivities credentials =
       Workflow.newActivityStub(CredentialActivities.class, ResumeActivityOptions.CREDENTIALS);
   private final AgentActivities launcher = Workflow.newActivityStub(AgentActivities.class, ResumeActivityOptions.LAUNCH);
-  private final AgentActivities agents = Workflow.newActivityStub(AgentActivities.class, ResumeActivityOptions.STOP);
+  private final AgentActivities stopper = Workflow.newActivityStub(AgentActivities.class, ResumeActivityOptions.STOP);
 
   private final List<String> lines = new ArrayList<>();
   private ResumeRequest request;
@@ -81,7 +81,7 @@ public class ResumeSessionWorkflowImpl implements ResumeSessionWorkflow {
       sessions.persistCredentialSnapshot(sessionId, lease.snapshot(), attempt.fence);
 
       enter(ResumeStep.LAUNCH_AGENT, context.resumeToken().isEmpty() ? "session/new" : "session/load " + context.resumeToken());
-      saga.addCompensation(agents::stopAgent, sessionId);
+      saga.addCompensation(stopper::stopAgent, sessionId);
       LaunchOutcome launched = launcher.launchAgent(sessionId, lease.leaseIds(), attempt.fence);
 
       enter(ResumeStep.SETTLE_SESSION, "agent " + launched.agentName() + " pid " + launched.pid());
