@@ -12,7 +12,6 @@ import dev.kandev.recovery.activities.testing.Fixtures;
 import dev.kandev.recovery.activities.testing.TestAgent;
 import dev.kandev.recovery.activities.testing.TestDatabase;
 import dev.kandev.recovery.activities.testing.TestKeys;
-import dev.kandev.recovery.workflows.RecoverySearchAttributes;
 import dev.kandev.recovery.workflows.client.ResumeClient;
 import dev.kandev.recovery.workflows.client.ResumeFailedException;
 import dev.kandev.recovery.workflows.client.ResumeHandle;
@@ -23,11 +22,9 @@ import dev.kandev.recovery.workflows.resume.ResumeRequest;
 import dev.kandev.recovery.workflows.resume.ResumeResult;
 import dev.kandev.recovery.workflows.runtime.BuiltInAgents;
 import dev.kandev.recovery.workflows.testing.HistorySecrets;
-import io.temporal.api.enums.v1.IndexedValueType;
 import io.temporal.client.WorkflowClient;
 import io.temporal.common.WorkflowExecutionHistory;
-import io.temporal.testing.TestEnvironmentOptions;
-import io.temporal.testing.TestWorkflowEnvironment;
+import io.temporal.testserver.TestServer;
 import io.temporal.worker.Worker;
 import io.temporal.worker.WorkerFactory;
 import java.io.IOException;
@@ -60,13 +57,17 @@ final class ResumeHarness implements AutoCloseable {
   final Fixtures fixtures;
   final CredentialFixtures credentials;
   final FakeGitHubServer github;
-  final TestWorkflowEnvironment env;
+  /** The Temporal test server, reached over real gRPC on a loopback port, like a real server. */
+  private final TestServer.PortBoundTestServer server;
+  private final TemporalConnection clientConnection;
   final WorkflowClient client;
   final ResumeClient resumes;
   final Components components;
   final Path agentState;
   private final Path modeFile;
-  private final List<WorkerFactory> factories = new ArrayList<>();
+  /** The worker, with a connection of its own (as a worker process has). */
+  private final TemporalConnection workerConnection;
+  private final WorkerFactory workerFactory;
   private final Set<String> startedSessions = new java.util.LinkedHashSet<>();
   private final List<String> knownSecrets = new ArrayList<>();
   private final String privateKeyLine;
@@ -102,23 +103,19 @@ final class ResumeHarness implements AutoCloseable {
         List.of("node", TestAgent.script().toString(), "--mode-file=" + modeFile),
         Map.of("KANDEV_TEST_AGENT_STATE_DIR", agentState.toString()), null);
     this.components = new Components(settings, db.database(), BuiltInAgents.KANDEV, AgentProfiles.of(agent));
-    this.env = TestWorkflowEnvironment.newInstance(TestEnvironmentOptions.newBuilder().setUseTimeskipping(false).build());
-    RecoverySearchAttributes.ALL.forEach(
-        key -> env.registerSearchAttribute(key.getName(), IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD));
-    this.client = env.getWorkflowClient();
+    int port = freePort();
+    this.server = TestServer.createPortBoundServer(port, false);
+    String target = "127.0.0.1:" + port;
+    this.clientConnection = TemporalConnection.open(target, "default");
+    SearchAttributeRegistrar.register(clientConnection.service, "default");
+    this.client = clientConnection.client;
     this.resumes = new ResumeClient(client, QUEUE);
-    startWorker(decorate);
-  }
-
-  /** Starts a worker on the test queue. */
-  WorkerFactory startWorker(UnaryOperator<Object> decorate) {
-    WorkerFactory factory = WorkerFactory.newInstance(client);
-    Worker worker = factory.newWorker(QUEUE);
+    this.workerConnection = TemporalConnection.open(target, "default");
+    this.workerFactory = WorkerFactory.newInstance(workerConnection.client);
+    Worker worker = workerFactory.newWorker(QUEUE);
     components.registerWorkflows(worker);
     worker.registerActivitiesImplementations(components.activities().stream().map(decorate).toArray());
-    factory.start();
-    factories.add(factory);
-    return factory;
+    workerFactory.start();
   }
 
   /** The mode the next agent process of the session's profile starts in. */
@@ -134,6 +131,14 @@ final class ResumeHarness implements AutoCloseable {
   /** A task in {@link #WORKSPACE} with one session of the test agent, in {@code state}, never launched. */
   void newSession(String sessionId, SessionState state) {
     fixtures.task(taskOf(sessionId), WORKSPACE, "REVIEW").session(sessionId, taskOf(sessionId), TestAgent.AGENT_ID, state, "{}");
+  }
+
+  private static int freePort() {
+    try (java.net.ServerSocket socket = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      return socket.getLocalPort();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   static String taskOf(String sessionId) {
@@ -246,8 +251,10 @@ final class ResumeHarness implements AutoCloseable {
   }
 
   private void shutdown() {
-    factories.forEach(WorkerFactory::shutdownNow);
-    env.close();
+    workerFactory.shutdownNow();
+    workerConnection.close();
+    clientConnection.close();
+    server.close();
     components.close();
     github.close();
   }
