@@ -24,7 +24,9 @@ import dev.kandev.recovery.workflows.resume.ResumeSessionWorkflowImpl;
 import dev.kandev.recovery.workflows.runtime.BuiltInAgents;
 import dev.kandev.recovery.workflows.runtime.RuntimeUpdateWorkflow;
 import dev.kandev.recovery.workflows.runtime.RuntimeUpdateWorkflowImpl;
+import io.temporal.common.converter.DataConverterException;
 import io.temporal.worker.Worker;
+import io.temporal.worker.WorkflowImplementationOptions;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -83,9 +85,13 @@ public final class Components implements AutoCloseable {
   }
 
   void registerWorkflows(Worker worker) {
-    worker.registerWorkflowImplementationTypes(ResumeSessionWorkflowImpl.class);
+    // An input a starter sent that does not deserialize fails the workflow with the reason,
+    // instead of failing its workflow task again and again.
+    WorkflowImplementationOptions failOnMalformedInput =
+        WorkflowImplementationOptions.newBuilder().setFailWorkflowExceptionTypes(DataConverterException.class).build();
+    worker.registerWorkflowImplementationTypes(failOnMalformedInput, ResumeSessionWorkflowImpl.class);
     worker.registerWorkflowImplementationFactory(
-        RuntimeUpdateWorkflow.class, () -> new RuntimeUpdateWorkflowImpl(builtInAgents));
+        RuntimeUpdateWorkflow.class, () -> new RuntimeUpdateWorkflowImpl(builtInAgents), failOnMalformedInput);
   }
 
   /** One implementation of each activity interface, over the real parts. */

@@ -4,6 +4,7 @@ import static dev.kandev.recovery.workflows.model.SessionState.FAILED;
 import static dev.kandev.recovery.workflows.model.SessionState.STARTING;
 import static dev.kandev.recovery.workflows.model.SessionState.WAITING_FOR_INPUT;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.kandev.recovery.activities.json.Json;
@@ -20,10 +21,15 @@ import dev.kandev.recovery.workflows.resume.ResumeMode;
 import dev.kandev.recovery.workflows.resume.ResumeOutcome;
 import dev.kandev.recovery.workflows.resume.ResumeResult;
 import dev.kandev.recovery.workflows.resume.ResumeStep;
+import io.temporal.client.WorkflowFailedException;
+import io.temporal.client.WorkflowOptions;
+import io.temporal.client.WorkflowStub;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -179,6 +185,34 @@ class ResumeSessionWorkflowTest {
     assertThat(fresh.providerSessionId()).isNotEqualTo(old).isNotBlank();
     assertThat(harness.identity("s1")).isEqualTo(new SessionIdentity(fresh.providerSessionId(), fresh.providerSessionId()));
     RecordedHistories.recordIfAsked(harness.history("s1"), "resume-start-fresh");
+  }
+
+  @Test
+  void malformedStartsByTypeNameFailClearlyAndChangeNothing() throws Exception {
+    harness().establishedSession("s1", FAILED);
+    String before = harness.fixtures.dump("task_sessions");
+
+    assertThat(startByTypeName("resume-session-s1", Map.of("sessionId", "s1", "mode", "RESUME_PLEASE")))
+        .hasMessageContaining("RESUME_PLEASE");
+    assertThat(startByTypeName("resume-session-x", Map.of("mode", "RESUME")))
+        .hasMessageContaining("a resume needs a sessionId");
+    assertThat(startByTypeName("resume-session-nope", Map.of("sessionId", "nope", "mode", "RESUME")))
+        .hasMessageContaining("unknown session 'nope'");
+    assertThat(harness.fixtures.dump("task_sessions")).isEqualTo(before);
+  }
+
+  /** What a Go or TypeScript starter does: the workflow type name and plain JSON. */
+  private Throwable startByTypeName(String workflowId, Map<String, String> input) {
+    WorkflowStub stub = harness.client.newUntypedWorkflowStub("ResumeSessionWorkflow",
+        WorkflowOptions.newBuilder().setTaskQueue(ResumeHarness.QUEUE).setWorkflowId(workflowId).build());
+    stub.start(input);
+    Throwable failure = catchThrowable(() -> stub.getResult(1, TimeUnit.MINUTES, String.class));
+    assertThat(failure).isInstanceOf(WorkflowFailedException.class);
+    Throwable root = failure;
+    while (root.getCause() != null) {
+      root = root.getCause();
+    }
+    return root;
   }
 
   /** The session is back in {@code prior} with the same token, no lease, no lock, no STARTING. */

@@ -50,25 +50,19 @@ public final class TaskStore {
 
   /** The workspace a task belongs to. */
   public Optional<String> workspaceOf(String taskId) {
-    return Sql.inTransaction(
-        dataSource,
-        "read task " + taskId,
-        c -> {
-          try (PreparedStatement select = c.prepareStatement("SELECT workspace_id FROM tasks WHERE id = ?")) {
-            select.setString(1, taskId);
-            try (ResultSet rs = select.executeQuery()) {
-              return rs.next() ? Optional.of(rs.getString(1)) : Optional.empty();
-            }
-          }
-        });
+    return column(taskId, "workspace_id");
   }
 
   public Optional<String> taskState(String taskId) {
+    return column(taskId, "state");
+  }
+
+  private Optional<String> column(String taskId, String column) {
     return Sql.inTransaction(
         dataSource,
-        "read task " + taskId,
+        "read " + column + " of task " + taskId,
         c -> {
-          try (PreparedStatement select = c.prepareStatement("SELECT state FROM tasks WHERE id = ?")) {
+          try (PreparedStatement select = c.prepareStatement("SELECT " + column + " FROM tasks WHERE id = ?")) {
             select.setString(1, taskId);
             try (ResultSet rs = select.executeQuery()) {
               return rs.next() ? Optional.of(rs.getString(1)) : Optional.empty();

@@ -45,6 +45,9 @@ public class ResumeSessionWorkflowImpl implements ResumeSessionWorkflow {
   public ResumeResult resume(ResumeRequest request) {
     this.request = request;
     String sessionId = request.sessionId();
+    if (sessionId == null || sessionId.isBlank()) {
+      throw ApplicationFailure.newNonRetryableFailure("a resume needs a sessionId; nothing was done", "INVALID_REQUEST");
+    }
     Workflow.upsertTypedSearchAttributes(SESSION_ID.valueSet(sessionId));
     WorkflowInfo info = Workflow.getInfo();
     String owner = info.getWorkflowId() + "/" + info.getRunId();
