@@ -53,11 +53,9 @@ public class ResumeSessionWorkflowImpl implements ResumeSessionWorkflow {
     String owner = info.getWorkflowId() + "/" + info.getRunId();
     Saga saga = new Saga(new Saga.Options.Builder().setContinueWithError(true).build());
     Attempt attempt = new Attempt();
-    boolean locked = false;
     try {
       enter(ResumeStep.ACQUIRE_LOCK, "resume lock for " + sessionId);
       attempt.fence = locks.acquireResumeLock(sessionId, owner);
-      locked = true;
 
       enter(ResumeStep.READ_CONTEXT, "session, stored token, agent and credential policy");
       ResumeContext context = sessions.readResumeContext(sessionId, request.mode());
@@ -109,10 +107,10 @@ public class ResumeSessionWorkflowImpl implements ResumeSessionWorkflow {
       }
       throw failed(failedStep, type, attempt, failure);
     } finally {
-      if (locked) {
-        enter(ResumeStep.RELEASE_LOCK, "");
-        Workflow.newDetachedCancellationScope(() -> locks.releaseResumeLock(sessionId, owner)).run();
-      }
+      // Also when the acquisition failed: its result may have been lost after the lock was taken.
+      // Releasing by owner never touches someone else's lock.
+      enter(ResumeStep.RELEASE_LOCK, "");
+      Workflow.newDetachedCancellationScope(() -> locks.releaseResumeLock(sessionId, owner)).run();
       enter(ResumeStep.DONE, "");
     }
   }

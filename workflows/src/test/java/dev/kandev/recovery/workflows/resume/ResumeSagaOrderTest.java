@@ -105,6 +105,15 @@ class ResumeSagaOrderTest {
     assertThat(recorder.calls).containsExactly("acquireResumeLock", "readResumeContext", "releaseResumeLock");
   }
 
+  @Test
+  void aFailedLockAcquisitionStillReleasesByOwnerInCaseItsResultWasLost() {
+    recorder.failAt = "acquireResumeLock";
+
+    catchFailure();
+
+    assertThat(recorder.calls).containsExactly("acquireResumeLock", "releaseResumeLock");
+  }
+
   private WorkflowFailedException catchFailure() {
     try {
       run(ResumeMode.RESUME);
