@@ -48,9 +48,9 @@ public final class ResumeClient {
     ResumeSessionWorkflow workflow = client.newWorkflowStub(ResumeSessionWorkflow.class, options);
     WorkflowExecution execution = WorkflowClient.start(workflow::resume, request);
     ResumeHandle handle = attach(request.sessionId(), execution.getRunId());
-    ResumeMode runningMode = handle.mode();
-    if (runningMode != request.mode()) {
-      throw new ResumeConflictException(request.sessionId(), runningMode, request.mode(), execution.getRunId());
+    Optional<ResumeMode> otherMode = handle.mode().filter(running -> running != request.mode());
+    if (otherMode.isPresent()) {
+      throw new ResumeConflictException(request.sessionId(), otherMode.get(), request.mode(), execution.getRunId());
     }
     return handle;
   }

@@ -8,6 +8,7 @@ import io.temporal.client.WorkflowFailedException;
 import io.temporal.client.WorkflowStub;
 import io.temporal.failure.ApplicationFailure;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -27,9 +28,20 @@ public final class ResumeHandle {
     return stub.getExecution().getRunId();
   }
 
-  /** The mode the running resume was started with (from its memo, readable before it ran a step). */
-  public ResumeMode mode() {
-    return ResumeMode.valueOf((String) stub.describe().getMemo("mode", String.class));
+  /**
+   * The mode the resume was started with: from the memo the Java client sets (readable before the
+   * run did anything), else from the progress query; empty if neither is available yet.
+   */
+  public Optional<ResumeMode> mode() {
+    Object memo = stub.describe().getMemo("mode", String.class);
+    if (memo != null) {
+      return Optional.of(ResumeMode.valueOf((String) memo));
+    }
+    try {
+      return Optional.ofNullable(progress().mode());
+    } catch (RuntimeException e) {
+      return Optional.empty();
+    }
   }
 
   /** Asks the resume to stop; it compensates (no stale STARTING) and ends as cancelled. */
