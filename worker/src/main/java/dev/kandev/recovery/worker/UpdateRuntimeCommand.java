@@ -3,10 +3,6 @@ package dev.kandev.recovery.worker;
 import dev.kandev.recovery.workflows.client.RuntimeUpdateClient;
 import dev.kandev.recovery.workflows.runtime.RuntimeUpdateResult;
 import dev.kandev.recovery.workflows.runtime.RuntimeUpdateStatus;
-import io.temporal.client.WorkflowClient;
-import io.temporal.client.WorkflowClientOptions;
-import io.temporal.serviceclient.WorkflowServiceStubs;
-import io.temporal.serviceclient.WorkflowServiceStubsOptions;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.concurrent.Callable;
@@ -36,16 +32,9 @@ final class UpdateRuntimeCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     Settings settings = Settings.fromEnvironment();
-    WorkflowServiceStubs service =
-        WorkflowServiceStubs.newServiceStubs(
-            WorkflowServiceStubsOptions.newBuilder().setTarget(settings.temporalAddress()).build());
-    try {
-      WorkflowClient client = WorkflowClient.newInstance(
-          service, WorkflowClientOptions.newBuilder().setNamespace(settings.temporalNamespace()).build());
+    try (TemporalConnection temporal = TemporalConnection.open(settings)) {
       String who = requestedBy != null ? requestedBy : "cli:" + System.getProperty("user.name", "unknown");
-      return follow(new RuntimeUpdateClient(client, settings.taskQueue()), agentId, who, timeout, System.out);
-    } finally {
-      service.shutdown();
+      return follow(new RuntimeUpdateClient(temporal.client, settings.taskQueue()), agentId, who, timeout, System.out);
     }
   }
 

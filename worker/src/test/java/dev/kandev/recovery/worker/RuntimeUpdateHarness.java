@@ -26,7 +26,6 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
 
 /** A Temporal test environment running the real worker components against a private npm world. */
@@ -124,22 +123,6 @@ final class RuntimeUpdateHarness implements AutoCloseable {
 
   static void recordIfAsked(WorkflowExecutionHistory history, String name) {
     RecordedHistories.recordIfAsked(history, "runtime-update-" + name);
-  }
-
-  static void await(BooleanSupplier condition, Duration timeout, String what) {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("timed out waiting for " + what);
-      }
-      Thread.onSpinWait();
-      try {
-        Thread.sleep(20);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new AssertionError(e);
-      }
-    }
   }
 
   @Override

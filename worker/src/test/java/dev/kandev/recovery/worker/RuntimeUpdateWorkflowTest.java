@@ -1,7 +1,6 @@
 package dev.kandev.recovery.worker;
 
 import static dev.kandev.recovery.worker.RuntimeUpdateHarness.activities;
-import static dev.kandev.recovery.worker.RuntimeUpdateHarness.await;
 import static dev.kandev.recovery.worker.RuntimeUpdateHarness.scheduled;
 import static dev.kandev.recovery.worker.RuntimeUpdateHarness.snapshot;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -257,7 +256,7 @@ class RuntimeUpdateWorkflowTest {
   void aSecondStartWhileAnUpdateRunsAttachesToIt() throws Exception {
     registry.hold();
     RuntimeUpdateClient.Job first = updates.start(AGENT, "user:alice");
-    await(() -> !registry.requests().isEmpty(), WAIT, "the first update to reach the registry");
+    Await.until(() -> !registry.requests().isEmpty(), WAIT, "the first update to reach the registry");
 
     RuntimeUpdateClient.Job second = updates.start(AGENT, "user:bob");
     assertThat(second.runId()).isEqualTo(first.runId());
