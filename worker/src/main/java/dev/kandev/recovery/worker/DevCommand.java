@@ -26,7 +26,7 @@ final class DevCommand implements Callable<Integer> {
     int port = temporalPort != null ? temporalPort : settings.temporalPort();
     try (Database database = Database.open(settings.database()).migrate();
         var server = TestServer.createPortBoundServer(port, false);
-        TemporalConnection temporal = TemporalConnection.open("127.0.0.1:" + port, settings.temporalNamespace())) {
+        TemporalConnection temporal = TemporalConnection.open("127.0.0.1:" + port, settings.temporalNamespace(), settings.workerInstance())) {
       System.out.printf("PostgreSQL   %s (schema %s) migrated%n", settings.database().url(), database.schema());
       SearchAttributeRegistrar.register(temporal.service, settings.temporalNamespace());
       System.out.printf("Temporal     127.0.0.1:%d (embedded test server, namespace %s)%n", port, settings.temporalNamespace());

@@ -5,23 +5,28 @@ import io.temporal.client.WorkflowClientOptions;
 import io.temporal.serviceclient.WorkflowServiceStubs;
 import io.temporal.serviceclient.WorkflowServiceStubsOptions;
 
-/** A client connection to the Temporal server of the settings. */
+/**
+ * A client connection to the Temporal server of the settings. Its identity is the worker instance,
+ * so the Web UI names the worker that ran each activity attempt, as executors_running does.
+ */
 final class TemporalConnection implements AutoCloseable {
   final WorkflowServiceStubs service;
   final WorkflowClient client;
 
-  private TemporalConnection(WorkflowServiceStubs service, String namespace) {
+  private TemporalConnection(WorkflowServiceStubs service, String namespace, String identity) {
     this.service = service;
-    this.client = WorkflowClient.newInstance(service, WorkflowClientOptions.newBuilder().setNamespace(namespace).build());
+    this.client = WorkflowClient.newInstance(service,
+        WorkflowClientOptions.newBuilder().setNamespace(namespace).setIdentity(identity).build());
   }
 
-  static TemporalConnection open(String target, String namespace) {
+  static TemporalConnection open(String target, String namespace, String identity) {
     return new TemporalConnection(
-        WorkflowServiceStubs.newServiceStubs(WorkflowServiceStubsOptions.newBuilder().setTarget(target).build()), namespace);
+        WorkflowServiceStubs.newServiceStubs(WorkflowServiceStubsOptions.newBuilder().setTarget(target).build()),
+        namespace, identity);
   }
 
   static TemporalConnection open(Settings settings) {
-    return open(settings.temporalAddress(), settings.temporalNamespace());
+    return open(settings.temporalAddress(), settings.temporalNamespace(), settings.workerInstance());
   }
 
   @Override

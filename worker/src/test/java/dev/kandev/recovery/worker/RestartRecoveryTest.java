@@ -71,14 +71,14 @@ class RestartRecoveryTest {
     sessionWithACompletedTurn("s1");
     List<TranscriptEntry> transcript = transcripts.list("s1");
     // The backend died after persisting the response but before the lifecycle settled.
-    harness.components.sessions.transition("s1", Set.of(WAITING_FOR_INPUT), RUNNING, "turn", "", Fence.none());
-    harness.components.tasks.transitionTask(ResumeHarness.taskOf("s1"), Set.of("REVIEW"), "IN_PROGRESS");
+    harness.components().sessions.transition("s1", Set.of(WAITING_FOR_INPUT), RUNNING, "turn", "", Fence.none());
+    harness.components().tasks.transitionTask(ResumeHarness.taskOf("s1"), Set.of("REVIEW"), "IN_PROGRESS");
     backendDiesWithItsAgent("s1");
 
     restartAndAwaitAutomaticResume("s1");
 
     assertThat(harness.state("s1")).isEqualTo(WAITING_FOR_INPUT);
-    assertThat(harness.components.tasks.taskState(ResumeHarness.taskOf("s1"))).contains("REVIEW");
+    assertThat(harness.components().tasks.taskState(ResumeHarness.taskOf("s1"))).contains("REVIEW");
     assertThat(ReviewBucket.classify(WAITING_FOR_INPUT, "REVIEW")).isEqualTo(ReviewBucket.REVIEW);
     assertThat(transcripts.list("s1")).isEqualTo(transcript);
   }
@@ -86,8 +86,8 @@ class RestartRecoveryTest {
   @Test
   void aSessionWaitingForTheUsersRecoveryChoiceIsNotResumedAutomatically() throws Exception {
     sessionWithACompletedTurn("s1");
-    harness.components.sessions.transition("s1", Set.of(WAITING_FOR_INPUT), RUNNING, "turn", "", Fence.none());
-    harness.components.sessions.transition("s1", Set.of(RUNNING), WAITING_FOR_INPUT, "agent failed",
+    harness.components().sessions.transition("s1", Set.of(WAITING_FOR_INPUT), RUNNING, "turn", "", Fence.none());
+    harness.components().sessions.transition("s1", Set.of(RUNNING), WAITING_FOR_INPUT, "agent failed",
         "agent encountered an error", Fence.none());
     backendDiesWithItsAgent("s1");
 
@@ -99,9 +99,9 @@ class RestartRecoveryTest {
     harness.fixtures.task(ResumeHarness.taskOf(sessionId), ResumeHarness.WORKSPACE, "IN_PROGRESS")
         .session(sessionId, ResumeHarness.taskOf(sessionId), TestAgent.AGENT_ID, CREATED, "{}");
     String token = harness.resume(sessionId, ResumeMode.START_FRESH).providerSessionId();
-    var turn = harness.components.agentHost().prompt(sessionId, "hello");
+    var turn = harness.components().agentHost().prompt(sessionId, "hello");
     assertThat(turn.stopReason()).isEqualTo("end_turn");
-    assertThat(harness.components.tasks.taskState(ResumeHarness.taskOf(sessionId))).contains("REVIEW");
+    assertThat(harness.components().tasks.taskState(ResumeHarness.taskOf(sessionId))).contains("REVIEW");
     assertThat(transcripts.list(sessionId)).extracting(TranscriptEntry::role).contains("user", "agent");
     return token;
   }
@@ -111,7 +111,7 @@ class RestartRecoveryTest {
    * runtime row still claims a running agent of the old worker instance.
    */
   private void backendDiesWithItsAgent(String sessionId) {
-    harness.components.agentHost().stop(sessionId);
+    harness.components().agentHost().stop(sessionId);
     harness.fixtures.exec("UPDATE executors_running SET status = 'running' WHERE session_id = ?", sessionId);
   }
 

@@ -47,7 +47,7 @@ class ResumeConcurrencyTest {
   void aTerminalTransitionWinningDuringLaunchIsLeftAloneAndTheAgentStopped() throws Exception {
     String token = harness.establishedSession("s1", FAILED);
     harness.gitHubBacked("s1", "github_app");
-    hooks.after("launchAgent", () -> harness.components.sessions.transition(
+    hooks.after("launchAgent", () -> harness.components().sessions.transition(
         "s1", Set.of(STARTING), CANCELLED, "user cancelled the task", "", Fence.none()));
 
     ResumeFailure failure = harness.resumeFailing("s1", ResumeMode.RESUME);
@@ -57,7 +57,7 @@ class ResumeConcurrencyTest {
     assertThat(failure.sessionState()).isEqualTo(CANCELLED);
     assertThat(harness.state("s1")).isEqualTo(CANCELLED);
     assertThat(harness.transitions("s1")).last().isEqualTo("STARTING>CANCELLED");
-    assertThat(harness.components.agentHost().isRunning("s1")).isFalse();
+    assertThat(harness.components().agentHost().isRunning("s1")).isFalse();
     assertThat(harness.liveLeases("s1")).isZero();
     assertThat(harness.lockHeld("s1")).isFalse();
     assertThat(harness.identity("s1")).isEqualTo(new SessionIdentity(token, token));
@@ -68,7 +68,7 @@ class ResumeConcurrencyTest {
     String token = harness.establishedSession("s1", FAILED);
     harness.agentMode("hang-initialize");
     ResumeHandle resume = harness.start("s1", ResumeMode.RESUME);
-    Await.until(() -> harness.components.agentHost().isRunning("s1") || launching(resume), Duration.ofSeconds(30),
+    Await.until(() -> harness.components().agentHost().isRunning("s1") || launching(resume), Duration.ofSeconds(30),
         "the launch to start");
 
     resume.cancel();
@@ -78,7 +78,7 @@ class ResumeConcurrencyTest {
         .hasCauseInstanceOf(CanceledFailure.class);
     assertThat(harness.state("s1")).isEqualTo(FAILED);
     assertThat(harness.transitions("s1")).last().isEqualTo("STARTING>FAILED");
-    assertThat(harness.components.agentHost().isRunning("s1")).isFalse();
+    assertThat(harness.components().agentHost().isRunning("s1")).isFalse();
     assertThat(harness.lockHeld("s1")).isFalse();
     assertThat(harness.identity("s1")).isEqualTo(new SessionIdentity(token, token));
   }

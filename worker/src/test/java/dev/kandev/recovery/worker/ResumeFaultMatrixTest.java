@@ -78,6 +78,6 @@ class ResumeFaultMatrixTest {
     assertThat(Json.mapper().readTree(harness.snapshotJson("s1"))).isEqualTo(Json.mapper().readTree(OLD_SNAPSHOT));
     assertThat(harness.liveLeases("s1")).isZero();
     assertThat(harness.lockHeld("s1")).isFalse();
-    assertThat(harness.components.agentHost().isRunning("s1")).isFalse();
+    assertThat(harness.components().agentHost().isRunning("s1")).isFalse();
   }
 }

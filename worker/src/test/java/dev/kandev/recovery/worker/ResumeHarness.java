@@ -22,11 +22,13 @@ import dev.kandev.recovery.workflows.resume.ResumeRequest;
 import dev.kandev.recovery.workflows.resume.ResumeResult;
 import dev.kandev.recovery.workflows.runtime.BuiltInAgents;
 import dev.kandev.recovery.workflows.testing.HistorySecrets;
+import io.temporal.api.history.v1.HistoryEvent;
 import io.temporal.client.WorkflowClient;
 import io.temporal.common.WorkflowExecutionHistory;
 import io.temporal.testserver.TestServer;
 import io.temporal.worker.Worker;
 import io.temporal.worker.WorkerFactory;
+import io.temporal.worker.WorkerOptions;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -62,12 +64,14 @@ final class ResumeHarness implements AutoCloseable {
   private final TemporalConnection clientConnection;
   final WorkflowClient client;
   final ResumeClient resumes;
-  final Components components;
   final Path agentState;
   private final Path modeFile;
-  /** The worker, with a connection of its own (as a worker process has). */
-  private final TemporalConnection workerConnection;
-  private final WorkerFactory workerFactory;
+  private final Map<String, String> environment = new HashMap<>();
+  private final AgentProfiles agents;
+  private final String target;
+  private final UnaryOperator<Object> decorate;
+  /** The worker process that runs now; {@link #replaceWorker()} kills it and starts another. */
+  private WorkerProcess worker;
   private final Set<String> startedSessions = new java.util.LinkedHashSet<>();
   private final List<String> knownSecrets = new ArrayList<>();
   private final String privateKeyLine;
@@ -87,10 +91,9 @@ final class ResumeHarness implements AutoCloseable {
     var keys = TestKeys.appKeyPair();
     this.github = new FakeGitHubServer((RSAPublicKey) keys.getPublic(), APP_ID, INSTALLATION,
         Set.of("widgets"), Map.of("contents", "write", "metadata", "read"));
-    Map<String, String> environment = new HashMap<>();
+    this.decorate = decorate;
     environment.put("KANDEV_DB_SCHEMA", db.database().schema());
     environment.put("KANDEV_HOST", "test-host");
-    environment.put("KANDEV_WORKER_INSTANCE", "worker-a");
     environment.put("KANDEV_ACP_INITIALIZE_TIMEOUT_SECONDS", "20");
     environment.put("KANDEV_ACP_SESSION_LOAD_TIMEOUT_SECONDS", "20");
     environment.put("KANDEV_GITHUB_APP_ID", APP_ID);
@@ -98,24 +101,69 @@ final class ResumeHarness implements AutoCloseable {
     this.privateKeyLine = pem.lines().skip(3).findFirst().orElseThrow();
     environment.put("KANDEV_GITHUB_APP_PRIVATE_KEY", pem);
     environment.put("KANDEV_GITHUB_API_BASE", github.apiBase().toString());
-    Settings settings = Settings.fromEnvironment(environment);
-    AgentProfile agent = new AgentProfile(TestAgent.AGENT_ID,
+    this.agents = AgentProfiles.of(new AgentProfile(TestAgent.AGENT_ID,
         List.of("node", TestAgent.script().toString(), "--mode-file=" + modeFile),
-        Map.of("KANDEV_TEST_AGENT_STATE_DIR", agentState.toString()), null);
-    this.components = new Components(settings, db.database(), BuiltInAgents.KANDEV, AgentProfiles.of(agent));
+        Map.of("KANDEV_TEST_AGENT_STATE_DIR", agentState.toString()), null));
     int port = freePort();
     this.server = TestServer.createPortBoundServer(port, false);
-    String target = "127.0.0.1:" + port;
-    this.clientConnection = TemporalConnection.open(target, "default");
+    this.target = "127.0.0.1:" + port;
+    this.clientConnection = TemporalConnection.open(target, "default", "test-client");
     SearchAttributeRegistrar.register(clientConnection.service, "default");
     this.client = clientConnection.client;
     this.resumes = new ResumeClient(client, QUEUE);
-    this.workerConnection = TemporalConnection.open(target, "default");
-    this.workerFactory = WorkerFactory.newInstance(workerConnection.client);
-    Worker worker = workerFactory.newWorker(QUEUE);
-    components.registerWorkflows(worker);
-    worker.registerActivitiesImplementations(components.activities().stream().map(decorate).toArray());
-    workerFactory.start();
+    this.worker = new WorkerProcess("worker-a");
+  }
+
+  /** The real parts of the worker process that runs now. */
+  Components components() {
+    return worker.components;
+  }
+
+  /**
+   * Kills the running worker process as {@code kill -9} would — it reports nothing more to
+   * Temporal, its activity threads stop mid-step and its agents die with it — and starts another
+   * one on the same task queue; returns the new worker's parts.
+   */
+  Components replaceWorker(String instance) {
+    worker.kill();
+    worker = new WorkerProcess(instance);
+    return worker.components;
+  }
+
+  /** One worker process: its own real parts, its own Temporal connection, its worker. */
+  private final class WorkerProcess {
+    final Components components;
+    final TemporalConnection connection;
+    final WorkerFactory factory;
+
+    WorkerProcess(String instance) {
+      Map<String, String> own = new HashMap<>(environment);
+      own.put("KANDEV_WORKER_INSTANCE", instance);
+      this.components = new Components(Settings.fromEnvironment(own), db.database(), BuiltInAgents.KANDEV, agents);
+      this.connection = TemporalConnection.open(target, "default", instance);
+      this.factory = WorkerFactory.newInstance(connection.client);
+      // The test server has no schedule-to-start timeout on a worker's sticky queue (a real server
+      // hands the workflow task back to the normal queue after 5 s), so a workflow task meant for a
+      // dead worker would wait there forever. Without sticky dispatch every workflow task goes
+      // through the normal queue, as it does on a real server once a worker is gone.
+      Worker queueWorker = factory.newWorker(QUEUE,
+          WorkerOptions.newBuilder().setStickyQueueScheduleToStartTimeout(Duration.ZERO).build());
+      components.registerWorkflows(queueWorker);
+      queueWorker.registerActivitiesImplementations(components.activities().stream().map(decorate).toArray());
+      factory.start();
+    }
+
+    void kill() {
+      connection.service.shutdownNow();
+      factory.shutdownNow();
+      components.close();
+    }
+
+    void stop() {
+      factory.shutdownNow();
+      connection.close();
+      components.close();
+    }
   }
 
   /** The mode the next agent process of the session's profile starts in. */
@@ -152,9 +200,9 @@ final class ResumeHarness implements AutoCloseable {
   String establishedSession(String sessionId, SessionState state) throws TimeoutException {
     newSession(sessionId, SessionState.CREATED);
     ResumeResult first = resume(sessionId, ResumeMode.START_FRESH);
-    components.agentHost().stop(sessionId);
+    components().agentHost().stop(sessionId);
     if (state != SessionState.WAITING_FOR_INPUT) {
-      var moved = components.sessions.transition(
+      var moved = components().sessions.transition(
           sessionId, Set.of(SessionState.WAITING_FOR_INPUT), state, "test setup", "agent process exited", Fence.none());
       assertThat(moved.won()).as("set up %s", state).isTrue();
     }
@@ -189,6 +237,24 @@ final class ResumeHarness implements AutoCloseable {
   }
 
   /**
+   * Each activity of the session's latest resume as "ActivityType@identity of the worker that ran
+   * its last attempt", in the order they were scheduled.
+   */
+  List<String> activityWorkers(String sessionId) {
+    Map<Long, String> types = new HashMap<>();
+    List<String> ran = new ArrayList<>();
+    for (HistoryEvent event : history(sessionId).getEvents()) {
+      if (event.hasActivityTaskScheduledEventAttributes()) {
+        types.put(event.getEventId(), event.getActivityTaskScheduledEventAttributes().getActivityType().getName());
+      } else if (event.hasActivityTaskStartedEventAttributes()) {
+        var started = event.getActivityTaskStartedEventAttributes();
+        ran.add(types.get(started.getScheduledEventId()) + "@" + started.getIdentity());
+      }
+    }
+    return ran;
+  }
+
+  /**
    * Every resume's history is free of the secrets this harness can know: the installation tokens
    * GitHub issued, the App's private key, and any lease token a test read from an agent.
    */
@@ -216,11 +282,11 @@ final class ResumeHarness implements AutoCloseable {
   }
 
   SessionState state(String sessionId) {
-    return components.sessions.get(sessionId).state();
+    return components().sessions.get(sessionId).state();
   }
 
   SessionIdentity identity(String sessionId) {
-    return components.identities.read(sessionId);
+    return components().identities.read(sessionId);
   }
 
   /** The session's state transitions, oldest first, as "FROM>TO". */
@@ -234,7 +300,7 @@ final class ResumeHarness implements AutoCloseable {
   }
 
   boolean lockHeld(String sessionId) {
-    return components.locks.current(sessionId).isPresent();
+    return components().locks.current(sessionId).isPresent();
   }
 
   String snapshotJson(String sessionId) {
@@ -251,11 +317,9 @@ final class ResumeHarness implements AutoCloseable {
   }
 
   private void shutdown() {
-    workerFactory.shutdownNow();
-    workerConnection.close();
+    worker.stop();
     clientConnection.close();
     server.close();
-    components.close();
     github.close();
   }
 }

@@ -72,7 +72,7 @@ class ResumeSessionWorkflowTest {
     assertThat(failure.recoveryActions()).containsExactly(ResumeMode.RESUME, ResumeMode.START_FRESH);
     assertThat(failure.sessionState()).isEqualTo(FAILED);
     assertRecoverable("s1", FAILED, token);
-    assertThat(harness.components.sessions.get("s1").errorMessage()).contains("AGENT_EXITED_BEFORE_INITIALIZE");
+    assertThat(harness.components().sessions.get("s1").errorMessage()).contains("AGENT_EXITED_BEFORE_INITIALIZE");
     RecordedHistories.recordIfAsked(harness.history("s1"), "resume-launch-failure-compensated");
 
     harness.agentMode("normal");
@@ -115,10 +115,10 @@ class ResumeSessionWorkflowTest {
     assertThat(result.providerSessionId()).isEqualTo(token);
     assertThat(harness.transitions("s1")).endsWith("FAILED>STARTING", "STARTING>WAITING_FOR_INPUT");
     // The launched agent's own git asks the broker through the project's credential helper.
-    String reply = harness.components.agentHost().prompt("s1", "git-credential:github.com/acme/widgets").responseText();
+    String reply = harness.components().agentHost().prompt("s1", "git-credential:github.com/acme/widgets").responseText();
     assertThat(reply).contains("username=x-access-token").doesNotContain("password-length=0");
     assertThat(harness.github.issued()).hasSize(1);
-    String leaseReply = harness.components.agentHost().prompt("s1", "env:KANDEV_CREDENTIAL_LEASE").responseText();
+    String leaseReply = harness.components().agentHost().prompt("s1", "env:KANDEV_CREDENTIAL_LEASE").responseText();
     String leaseToken = leaseReply.replaceAll("(?s).*KANDEV_CREDENTIAL_LEASE=([A-Za-z0-9_-]{43}).*", "$1");
     assertThat(leaseToken).hasSize(43);
     harness.knownSecret(leaseToken);
@@ -130,8 +130,8 @@ class ResumeSessionWorkflowTest {
     harness().establishedSession("s1", FAILED);
     harness.gitHubBacked("s1", "none");
     harness.resume("s1", ResumeMode.RESUME);
-    harness.components.agentHost().stop("s1");
-    harness.components.sessions.transition("s1", Set.of(WAITING_FOR_INPUT), FAILED, "test", "exited", Fence.none());
+    harness.components().agentHost().stop("s1");
+    harness.components().sessions.transition("s1", Set.of(WAITING_FOR_INPUT), FAILED, "test", "exited", Fence.none());
     assertThat(snapshot(harness.snapshotJson("s1")).path("policy").asText()).isEqualTo("none");
     snapshotsAtLaunch.clear();
 
@@ -222,7 +222,7 @@ class ResumeSessionWorkflowTest {
     assertThat(harness.transitions(sessionId)).last().isEqualTo("STARTING>" + prior);
     assertThat(harness.liveLeases(sessionId)).isZero();
     assertThat(harness.lockHeld(sessionId)).isFalse();
-    assertThat(harness.components.agentHost().isRunning(sessionId)).isFalse();
+    assertThat(harness.components().agentHost().isRunning(sessionId)).isFalse();
   }
 
   private static JsonNode snapshot(String json) throws Exception {

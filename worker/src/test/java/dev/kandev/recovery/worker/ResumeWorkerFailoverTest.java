@@ -1,0 +1,142 @@
+package dev.kandev.recovery.worker;
+
+import static dev.kandev.recovery.workflows.model.SessionState.FAILED;
+import static dev.kandev.recovery.workflows.model.SessionState.STARTING;
+import static dev.kandev.recovery.workflows.model.SessionState.WAITING_FOR_INPUT;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.kandev.recovery.activities.store.SessionIdentity;
+import dev.kandev.recovery.activities.testing.TestDatabase;
+import dev.kandev.recovery.workflows.client.ResumeFailedException;
+import dev.kandev.recovery.workflows.client.ResumeHandle;
+import dev.kandev.recovery.workflows.resume.ResumeFailure;
+import dev.kandev.recovery.workflows.resume.ResumeMode;
+import dev.kandev.recovery.workflows.resume.ResumeResult;
+import dev.kandev.recovery.workflows.resume.ResumeStep;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A worker that dies mid-saga, after the session was moved to STARTING: another worker on the same
+ * task queue takes the workflow over, and the session ends settled or restored — never STARTING,
+ * never with a lost token, a live lease of a failed attempt or a held lock.
+ */
+class ResumeWorkerFailoverTest {
+  @RegisterExtension final TestDatabase db = new TestDatabase();
+  @TempDir Path tempDir;
+  private final ActivityHooks hooks = new ActivityHooks();
+  private ResumeHarness harness;
+
+  @BeforeEach
+  void setUp() {
+    harness = new ResumeHarness(db, tempDir, hooks);
+  }
+
+  @AfterEach
+  void tearDown() {
+    harness.close();
+  }
+
+  @Test
+  void aWorkerDyingRightAfterStartingIsReplacedAndTheResumeSettles() throws Exception {
+    String token = harness.establishedSession("s1", FAILED);
+    harness.gitHubBacked("s1", "github_app");
+    CountDownLatch dying = new CountDownLatch(1);
+    // The first worker persists STARTING and dies before it can report it: the step's effect
+    // happened, its result is lost. The replacement runs the step again under the same fence and
+    // goes on from there: lease, snapshot, launch, settle.
+    hooks.after("markStarting", once(() -> {
+      dying.countDown();
+      hangUntilKilled();
+    }));
+    ResumeHandle resume = harness.start("s1", ResumeMode.RESUME);
+    assertThat(dying.await(1, TimeUnit.MINUTES)).as("the first worker persisted STARTING").isTrue();
+    assertThat(harness.state("s1")).isEqualTo(STARTING);
+
+    Components replacement = harness.replaceWorker("worker-b");
+    ResumeResult result = resume.await(Duration.ofMinutes(2));
+
+    assertThat(result.finalState()).isEqualTo(WAITING_FOR_INPUT);
+    assertThat(result.loaded()).isTrue();
+    assertThat(result.providerSessionId()).isEqualTo(token);
+    assertThat(replacement.agentHost().isRunning("s1")).as("the replacement launched the agent").isTrue();
+    assertThat(harness.activityWorkers("s1")).containsExactly("AcquireResumeLock@worker-a", "ReadResumeContext@worker-a",
+        "MarkStarting@worker-b", "IssueCredentialLease@worker-b", "PersistCredentialSnapshot@worker-b",
+        "LaunchAgent@worker-b", "SettleSession@worker-b", "ReleaseResumeLock@worker-b");
+    assertThat(harness.transitions("s1")).endsWith("FAILED>STARTING", "STARTING>WAITING_FOR_INPUT");
+    assertThat(harness.transitions("s1")).filteredOn("FAILED>STARTING"::equals).hasSize(1);
+    assertThat(harness.snapshotJson("s1")).contains("github_app");
+    assertThat(harness.identity("s1")).isEqualTo(new SessionIdentity(token, token));
+    assertThat(harness.lockHeld("s1")).isFalse();
+  }
+
+  @Test
+  void aWorkerDyingDuringLaunchLeavesTheSessionRestoredWithItsToken() throws Exception {
+    String token = harness.establishedSession("s1", FAILED);
+    String snapshotBefore = harness.snapshotJson("s1");
+    harness.gitHubBacked("s1", "github_app");
+    harness.agentMode("hang-initialize");
+    CountDownLatch launching = new CountDownLatch(1);
+    hooks.before("launchAgent", launching::countDown);
+    ResumeHandle resume = harness.start("s1", ResumeMode.RESUME);
+    assertThat(launching.await(1, TimeUnit.MINUTES)).as("the first worker started the launch").isTrue();
+
+    harness.replaceWorker("worker-b");
+    ResumeFailure failure = awaitFailure(resume);
+
+    // The launch is never retried by itself (its heartbeat stopped with the worker): the session
+    // is back where it was, and the user's next Resume loads the same provider session.
+    assertThat(failure.step()).isEqualTo(ResumeStep.LAUNCH_AGENT);
+    assertThat(failure.failureType()).isEqualTo("ACTIVITY_TIMEOUT_HEARTBEAT");
+    assertThat(failure.sessionState()).isEqualTo(FAILED);
+    assertThat(failure.recoveryActions()).contains(ResumeMode.RESUME);
+    assertThat(harness.state("s1")).isEqualTo(FAILED);
+    assertThat(harness.transitions("s1")).endsWith("FAILED>STARTING", "STARTING>FAILED");
+    assertThat(harness.snapshotJson("s1")).isEqualTo(snapshotBefore);
+    assertThat(harness.liveLeases("s1")).isZero();
+    assertThat(harness.lockHeld("s1")).isFalse();
+    assertThat(harness.identity("s1")).isEqualTo(new SessionIdentity(token, token));
+
+    harness.agentMode("normal");
+    ResumeResult next = harness.resume("s1", ResumeMode.RESUME);
+    assertThat(next.loaded()).isTrue();
+    assertThat(next.providerSessionId()).isEqualTo(token);
+  }
+
+  private static ResumeFailure awaitFailure(ResumeHandle resume) throws Exception {
+    try {
+      ResumeResult unexpected = resume.await(Duration.ofMinutes(2));
+      throw new AssertionError("the resume succeeded: " + unexpected);
+    } catch (ResumeFailedException e) {
+      return e.failure();
+    }
+  }
+
+  /** Runs {@code hook} the first time only: the replacement worker's attempt passes through. */
+  private static Runnable once(Runnable hook) {
+    AtomicBoolean ran = new AtomicBoolean();
+    return () -> {
+      if (ran.compareAndSet(false, true)) {
+        hook.run();
+      }
+    };
+  }
+
+  /** The activity thread of a worker that is about to die: it ends only when the worker is killed. */
+  private static void hangUntilKilled() {
+    try {
+      new CountDownLatch(1).await();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("the worker was killed", e);
+    }
+  }
+}
