@@ -6,6 +6,8 @@
 //   normal                  a well-behaved agent
 //   exit-before-initialize  exits (code 3) as soon as it starts, before answering anything
 //   hang-initialize         never answers initialize
+//   hold-initialize         answers initialize once the --mode-file no longer says hold-initialize
+//                           (without a mode file: never)
 //   close-before-load       closes stdout and exits (code 4) when session/load arrives
 //   reject-load             answers session/load with -32002 resource not found
 //   no-load-session         declares agentCapabilities.loadSession = false
@@ -32,7 +34,7 @@ const crypto = require('crypto');
 const PROTOCOL_VERSION = 1;
 const VERSION = '1.0.0';
 const MODES = [
-  'normal', 'exit-before-initialize', 'hang-initialize', 'close-before-load',
+  'normal', 'exit-before-initialize', 'hang-initialize', 'hold-initialize', 'close-before-load',
   'reject-load', 'no-load-session', 'slow-turn', 'crash-mid-turn', 'reject-new',
   'close-before-new',
 ];
@@ -209,6 +211,19 @@ function requireSession(params, id) {
   return session;
 }
 
+function answerInitialize(id) {
+  respond(id, {
+    protocolVersion: PROTOCOL_VERSION,
+    agentCapabilities: {
+      loadSession: mode !== 'no-load-session',
+      promptCapabilities: { image: false, audio: false, embeddedContext: false },
+      mcpCapabilities: { http: false, sse: false },
+    },
+    authMethods: [],
+    agentInfo: { name: 'kandev-test-agent', title: 'Kandev test agent', version: VERSION },
+  });
+}
+
 const handlers = {
   initialize(params, id) {
     log(`initialize protocolVersion=${params.protocolVersion}`);
@@ -216,16 +231,20 @@ const handlers = {
       log('not answering initialize as configured');
       return;
     }
-    respond(id, {
-      protocolVersion: PROTOCOL_VERSION,
-      agentCapabilities: {
-        loadSession: mode !== 'no-load-session',
-        promptCapabilities: { image: false, audio: false, embeddedContext: false },
-        mcpCapabilities: { http: false, sse: false },
-      },
-      authMethods: [],
-      agentInfo: { name: 'kandev-test-agent', title: 'Kandev test agent', version: VERSION },
-    });
+    if (mode === 'hold-initialize') {
+      const released = () =>
+        modeFile && fs.existsSync(modeFile) && fs.readFileSync(modeFile, 'utf8').trim() !== 'hold-initialize';
+      log('holding initialize until the mode file changes');
+      const poll = setInterval(() => {
+        if (released()) {
+          clearInterval(poll);
+          log('initialize released');
+          answerInitialize(id);
+        }
+      }, 25);
+      return;
+    }
+    answerInitialize(id);
   },
 
   authenticate(params, id) {

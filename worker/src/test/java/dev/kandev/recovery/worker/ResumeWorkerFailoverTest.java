@@ -5,6 +5,7 @@ import static dev.kandev.recovery.workflows.model.SessionState.STARTING;
 import static dev.kandev.recovery.workflows.model.SessionState.WAITING_FOR_INPUT;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.kandev.recovery.activities.store.ExecutorsRunningStore;
 import dev.kandev.recovery.activities.store.SessionIdentity;
 import dev.kandev.recovery.activities.testing.TestDatabase;
 import dev.kandev.recovery.workflows.client.ResumeFailedException;
@@ -34,10 +35,12 @@ class ResumeWorkerFailoverTest {
   @TempDir Path tempDir;
   private final ActivityHooks hooks = new ActivityHooks();
   private ResumeHarness harness;
+  private ExecutorsRunningStore executors;
 
   @BeforeEach
   void setUp() {
     harness = new ResumeHarness(db, tempDir, hooks);
+    executors = new ExecutorsRunningStore(db.dataSource());
   }
 
   @AfterEach
@@ -79,17 +82,17 @@ class ResumeWorkerFailoverTest {
   }
 
   @Test
-  void aWorkerDyingDuringLaunchLeavesTheSessionRestoredWithItsToken() throws Exception {
+  void aWorkerDyingDuringLaunchLeavesTheSessionRestoredWithItsTokenAndNoAgent() throws Exception {
     String token = harness.establishedSession("s1", FAILED);
     String snapshotBefore = harness.snapshotJson("s1");
     harness.gitHubBacked("s1", "github_app");
-    harness.agentMode("hang-initialize");
-    CountDownLatch launching = new CountDownLatch(1);
-    hooks.before("launchAgent", launching::countDown);
+    harness.agentMode("hold-initialize");
     ResumeHandle resume = harness.start("s1", ResumeMode.RESUME);
-    assertThat(launching.await(1, TimeUnit.MINUTES)).as("the first worker started the launch").isTrue();
+    Await.until(() -> agentStarting("s1"), Duration.ofMinutes(1), "the first worker to start the agent");
+    long firstAgent = executors.find("s1").orElseThrow().pid();
 
     harness.replaceWorker("worker-b");
+    harness.agentMode("normal"); // the dead worker's agent may now finish its handshake: nobody wants it
     ResumeFailure failure = awaitFailure(resume);
 
     // The launch is never retried by itself (its heartbeat stopped with the worker): the session
@@ -104,11 +107,16 @@ class ResumeWorkerFailoverTest {
     assertThat(harness.liveLeases("s1")).isZero();
     assertThat(harness.lockHeld("s1")).isFalse();
     assertThat(harness.identity("s1")).isEqualTo(new SessionIdentity(token, token));
+    Await.until(() -> ProcessHandle.of(firstAgent).map(p -> !p.isAlive()).orElse(true), Duration.ofSeconds(30),
+        "the dead worker's agent to be gone");
 
-    harness.agentMode("normal");
     ResumeResult next = harness.resume("s1", ResumeMode.RESUME);
     assertThat(next.loaded()).isTrue();
     assertThat(next.providerSessionId()).isEqualTo(token);
+  }
+
+  private boolean agentStarting(String sessionId) {
+    return executors.find(sessionId).map(e -> e.status().equals("starting")).orElse(false);
   }
 
   private static ResumeFailure awaitFailure(ResumeHandle resume) throws Exception {

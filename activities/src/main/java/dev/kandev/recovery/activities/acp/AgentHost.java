@@ -65,6 +65,8 @@ public final class AgentHost implements AutoCloseable {
   private final ObjectMapper json = Json.mapper();
   private final Map<String, String> workerEnv = System.getenv();
   private final Map<String, RunningAgent> running = new ConcurrentHashMap<>();
+  /** Set by {@link #close()} together with its snapshot of {@link #running} (under that map's monitor). */
+  private boolean closed;
   /** Serialises launch and stop per session, so a session never has two agents. */
   private final Map<String, ReentrantLock> sessionLocks = new ConcurrentHashMap<>();
 
@@ -146,6 +148,10 @@ public final class AgentHost implements AutoCloseable {
       throw new AgentLaunchException(
           AgentFailureClass.AGENT_PROCESS_START_FAILED, e.getMessage(), null, "", null, e);
     }
+    if (isClosed()) {
+      throw new AgentLaunchException(AgentFailureClass.AGENT_PROCESS_START_FAILED,
+          "this worker is stopping; no agent was started for session " + sessionId, null, "", null, null);
+    }
     SessionIdentity identity = identities.read(sessionId);
     stop(sessionId);
 
@@ -170,7 +176,13 @@ public final class AgentHost implements AutoCloseable {
         agent.providerSessionId = newId;
       }
       executors.markRunning(sessionId, executionId);
-      running.put(sessionId, agent);
+      if (!register(agent)) {
+        // The worker began stopping during the handshake: nobody would ever stop this agent.
+        abort(agent, "the worker stopped during the launch");
+        throw new AgentLaunchException(AgentFailureClass.AGENT_PROCESS_START_FAILED,
+            "this worker stopped while it launched the agent of session " + sessionId + "; the agent was stopped",
+            null, "", null, null);
+      }
       process.process().onExit().thenRun(() -> onExit(agent));
       log.info("session {}: agent {} {} serves provider session {} ({}, {} messages replayed)",
           sessionId, info.name(), info.version(), agent.providerSessionId, loaded ? "loaded" : "new", replayed);
@@ -502,11 +514,34 @@ public final class AgentHost implements AutoCloseable {
     return text.length() <= STORED_ERROR_CHARS ? text : text.substring(0, STORED_ERROR_CHARS) + "…";
   }
 
-  /** Stops every agent this host runs. */
+  /**
+   * Stops every agent this host runs; a launch still in its handshake stops its own agent when it
+   * gets there, and no new launch starts.
+   */
   @Override
   public void close() {
-    for (String sessionId : new ArrayList<>(running.keySet())) {
-      stop(sessionId);
+    List<String> sessionIds;
+    synchronized (running) {
+      closed = true;
+      sessionIds = new ArrayList<>(running.keySet());
+    }
+    sessionIds.forEach(this::stop);
+  }
+
+  private boolean isClosed() {
+    synchronized (running) {
+      return closed;
+    }
+  }
+
+  /** Makes the agent the session's running one, unless the host is closed. */
+  private boolean register(RunningAgent agent) {
+    synchronized (running) {
+      if (closed) {
+        return false;
+      }
+      running.put(agent.sessionId, agent);
+      return true;
     }
   }
 

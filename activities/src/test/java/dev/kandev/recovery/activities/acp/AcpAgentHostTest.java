@@ -8,12 +8,15 @@ import dev.kandev.recovery.activities.store.ExecutorRecord;
 import dev.kandev.recovery.activities.store.TranscriptEntry;
 import dev.kandev.recovery.activities.testing.TestAgent;
 import dev.kandev.recovery.activities.testing.TestDatabase;
+import dev.kandev.recovery.workflows.model.AgentFailureClass;
 import dev.kandev.recovery.workflows.model.SessionState;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -158,6 +161,53 @@ class AcpAgentHostTest {
     assertThat(harness.executor(SESSION).status()).isEqualTo("stopped");
     assertThat(harness.executor(SESSION).pid()).isNull();
     harness.assertTokenUnchanged(SESSION, token);
+  }
+
+  @Test
+  void anAgentWhoseHandshakeEndsAfterTheHostClosedIsStoppedNotLeftBehind() throws Exception {
+    Path modeFile = workspace.resolve("agent-mode");
+    Files.writeString(modeFile, "hold-initialize");
+    harness = new AcpHarness(db, new AgentProfile(TestAgent.AGENT_ID,
+        List.of("node", TestAgent.script().toString(), "--mode-file=" + modeFile),
+        Map.of("KANDEV_TEST_AGENT_STATE_DIR", stateDir.toString()), null));
+    db.fixtures().task(TASK, "ws-1", "REVIEW").session(SESSION, TASK, "test-agent", SessionState.STARTING, "{}");
+    CompletableFuture<LaunchResult> launch = CompletableFuture.supplyAsync(() -> harness.launch(SESSION, workspace));
+    AcpHarness.await("the agent to start", Duration.ofSeconds(10),
+        () -> harness.executors.find(SESSION).map(e -> e.status().equals("starting")).orElse(false));
+    long pid = harness.executor(SESSION).pid();
+
+    harness.host.close();
+    Files.writeString(modeFile, "normal");
+
+    AgentLaunchException failure = catchThrowableOfType(AgentLaunchException.class,
+        () -> unwrap(launch, Duration.ofSeconds(15)));
+    assertThat(failure).as("the launch that finished after close fails").isNotNull();
+    assertThat(failure.failureClass()).isEqualTo(AgentFailureClass.AGENT_PROCESS_START_FAILED);
+    assertThat(failure.getMessage()).contains("this worker stopped while it launched the agent");
+    assertThat(harness.host.isRunning(SESSION)).isFalse();
+    AcpHarness.await("the agent process to end", Duration.ofSeconds(10),
+        () -> !ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false));
+    assertThat(harness.executor(SESSION).status()).isEqualTo("failed");
+  }
+
+  @Test
+  void aClosedHostStartsNoAgent() {
+    harness = new AcpHarness(db, TestAgent.profile("normal", stateDir));
+    db.fixtures().task(TASK, "ws-1", "REVIEW").session(SESSION, TASK, "test-agent", SessionState.STARTING, "{}");
+    harness.host.close();
+
+    assertThatThrownBy(() -> harness.launch(SESSION, workspace))
+        .isInstanceOf(AgentLaunchException.class)
+        .hasMessageContaining("this worker is stopping; no agent was started");
+    assertThat(harness.executors.find(SESSION)).isEmpty();
+  }
+
+  private static <T> T unwrap(CompletableFuture<T> future, Duration timeout) throws Exception {
+    try {
+      return future.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (ExecutionException e) {
+      throw e.getCause() instanceof Exception cause ? cause : e;
+    }
   }
 
   @Test
