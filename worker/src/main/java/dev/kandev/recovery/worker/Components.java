@@ -2,6 +2,7 @@ package dev.kandev.recovery.worker;
 
 import dev.kandev.recovery.activities.acp.AgentHost;
 import dev.kandev.recovery.activities.acp.AgentProfiles;
+import dev.kandev.recovery.activities.acp.UnownedAgentReaper;
 import dev.kandev.recovery.activities.credentials.CredentialBroker;
 import dev.kandev.recovery.activities.credentials.CredentialHelper;
 import dev.kandev.recovery.activities.credentials.CredentialRedemptionServer;
@@ -15,6 +16,7 @@ import dev.kandev.recovery.activities.runtime.CommandRunner;
 import dev.kandev.recovery.activities.runtime.RuntimeUpdateActivitiesImpl;
 import dev.kandev.recovery.activities.runtime.StdioAcpProbe;
 import dev.kandev.recovery.activities.store.Database;
+import dev.kandev.recovery.activities.store.ExecutorsRunningStore;
 import dev.kandev.recovery.activities.store.ResumeLockStore;
 import dev.kandev.recovery.activities.store.RuntimeJobStore;
 import dev.kandev.recovery.activities.store.SessionIdentityStore;
@@ -49,6 +51,7 @@ public final class Components implements AutoCloseable {
   final CredentialBroker broker;
   final CredentialRedemptionServer redemption;
   final AgentHost agentHost;
+  private final UnownedAgentReaper reaper;
   private final GitCredentialEnvironment credentialEnvironment;
 
   public Components(Settings settings, Database database) {
@@ -76,6 +79,8 @@ public final class Components implements AutoCloseable {
     this.credentialEnvironment = new GitCredentialEnvironment(redemption.url(), installCredentialHelper());
     this.agentHost = AgentHost.create(dataSource, this.agentProfiles, settings.acpTimeouts(), settings.host(),
         settings.workerInstance(), settings.permissionPolicy());
+    this.reaper = new UnownedAgentReaper(agentHost, sessions, new ExecutorsRunningStore(dataSource))
+        .every(settings.agentReapInterval());
   }
 
   /** Registers the workflow implementations and activity implementations on {@code worker}. */
@@ -129,6 +134,7 @@ public final class Components implements AutoCloseable {
   /** Stops the agents this worker runs and the redemption endpoint; the database is the caller's. */
   @Override
   public void close() {
+    reaper.close();
     agentHost.close();
     redemption.close();
   }

@@ -23,6 +23,7 @@ import java.util.Optional;
  *     sessions whose agents ran on it
  * @param agentsFile JSON agent profiles added to (or replacing) the built-in npm agents; null: none
  * @param credentialBrokerPort loopback port of the git credential redemption endpoint; 0: any free
+ * @param agentReapInterval how often the worker looks for agents of its own that no session wants
  */
 public record Settings(
     DatabaseSettings database,
@@ -38,7 +39,8 @@ public record Settings(
     PermissionPolicy permissionPolicy,
     Optional<GitHubAppSettings> gitHubApp,
     int credentialBrokerPort,
-    Duration resumeLockTtl) {
+    Duration resumeLockTtl,
+    Duration agentReapInterval) {
 
   public static Settings fromEnvironment(Map<String, String> env) {
     AcpTimeouts timeouts = AcpTimeouts.defaults()
@@ -66,7 +68,8 @@ public record Settings(
         PermissionPolicy.valueOf(env.getOrDefault("KANDEV_AGENT_PERMISSION_POLICY", "reject").toUpperCase(Locale.ROOT)),
         GitHubAppSettings.fromEnvironment(env),
         integer(env, "KANDEV_CREDENTIAL_BROKER_PORT", 0),
-        Duration.ofMinutes(integer(env, "KANDEV_RESUME_LOCK_TTL_MINUTES", 15)));
+        Duration.ofMinutes(integer(env, "KANDEV_RESUME_LOCK_TTL_MINUTES", 15)),
+        seconds(env, "KANDEV_AGENT_REAP_INTERVAL_SECONDS", 30));
   }
 
   public static Settings fromEnvironment() {
@@ -77,7 +80,7 @@ public record Settings(
   public Settings withNpm(NpmSettings other) {
     return new Settings(database, temporalAddress, temporalNamespace, taskQueue, host, workerInstance,
         registerSearchAttributes, other, agentsFile, acpTimeouts, permissionPolicy, gitHubApp, credentialBrokerPort,
-        resumeLockTtl);
+        resumeLockTtl, agentReapInterval);
   }
 
   /** The port part of {@link #temporalAddress()}. */

@@ -21,6 +21,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -175,13 +176,15 @@ public final class AgentHost implements AutoCloseable {
         identities.replaceAfterNewSession(sessionId, newId, request.fence());
         agent.providerSessionId = newId;
       }
-      executors.markRunning(sessionId, executionId);
+      if (!executors.markRunning(sessionId, executionId)) {
+        // A later launch (another worker's, after this one's resume gave up) serves the session now.
+        abort(agent, "superseded by a later launch");
+        throw launchAbandoned(sessionId, "a later launch of the session took its place");
+      }
       if (!register(agent)) {
         // The worker began stopping during the handshake: nobody would ever stop this agent.
         abort(agent, "the worker stopped during the launch");
-        throw new AgentLaunchException(AgentFailureClass.AGENT_PROCESS_START_FAILED,
-            "this worker stopped while it launched the agent of session " + sessionId + "; the agent was stopped",
-            null, "", null, null);
+        throw launchAbandoned(sessionId, "this worker stopped while it launched the agent");
       }
       process.process().onExit().thenRun(() -> onExit(agent));
       log.info("session {}: agent {} {} serves provider session {} ({}, {} messages replayed)",
@@ -194,6 +197,11 @@ public final class AgentHost implements AutoCloseable {
       abort(agent, "launch failed: " + e.getMessage());
       throw e;
     }
+  }
+
+  private static AgentLaunchException launchAbandoned(String sessionId, String why) {
+    return new AgentLaunchException(AgentFailureClass.AGENT_PROCESS_START_FAILED,
+        why + "; the agent of session " + sessionId + " was stopped", null, "", null, null);
   }
 
   /** Starts the child and records it as the session's current execution. */
@@ -469,22 +477,48 @@ public final class AgentHost implements AutoCloseable {
     ReentrantLock lock = sessionLock(sessionId);
     lock.lock();
     try {
-      stopLocked(sessionId);
+      RunningAgent agent = running.remove(sessionId);
+      if (agent != null) {
+        terminate(agent, "");
+      }
     } finally {
       lock.unlock();
     }
   }
 
-  private void stopLocked(String sessionId) {
-    RunningAgent agent = running.remove(sessionId);
-    if (agent == null) {
-      return;
+  /** The execution id of every agent this host runs, by session. */
+  public Map<String, String> runningExecutions() {
+    Map<String, String> executions = new HashMap<>();
+    running.forEach((sessionId, agent) -> executions.put(sessionId, agent.executionId));
+    return executions;
+  }
+
+  /**
+   * Stops the session's agent if it still is execution {@code executionId} (not an agent a newer
+   * launch started meanwhile); {@code reason} is recorded. Returns whether it stopped one.
+   */
+  public boolean stopExecution(String sessionId, String executionId, String reason) {
+    ReentrantLock lock = sessionLock(sessionId);
+    lock.lock();
+    try {
+      RunningAgent agent = running.get(sessionId);
+      if (agent == null || !agent.executionId.equals(executionId)) {
+        return false;
+      }
+      running.remove(sessionId);
+      terminate(agent, reason);
+      return true;
+    } finally {
+      lock.unlock();
     }
+  }
+
+  private void terminate(RunningAgent agent, String reason) {
     agent.stopping = true;
     agent.connection.close();
     int exitCode = agent.process.terminate(timeouts.stopGrace());
-    recordExit(agent, "stopped", "");
-    log.info("session {}: agent stopped (exit code {})", sessionId, exitCode);
+    recordExit(agent, "stopped", reason);
+    log.info("session {}: agent stopped (exit code {}){}", agent.sessionId, exitCode, reason.isEmpty() ? "" : ": " + reason);
   }
 
   /** An agent that exits without being stopped is recorded as failed (or stopped for exit code 0). */

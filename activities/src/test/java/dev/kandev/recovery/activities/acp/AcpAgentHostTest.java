@@ -165,6 +165,30 @@ class AcpAgentHostTest {
 
   @Test
   void anAgentWhoseHandshakeEndsAfterTheHostClosedIsStoppedNotLeftBehind() throws Exception {
+    HeldLaunch held = launchHeldInInitialize();
+
+    harness.host.close();
+
+    AgentLaunchException failure = held.release();
+    assertThat(failure.getMessage()).contains("this worker stopped while it launched the agent");
+    assertThat(harness.executor(SESSION).status()).isEqualTo("failed");
+  }
+
+  @Test
+  void anAgentWhoseHandshakeEndsAfterALaterLaunchTookItsPlaceIsStopped() throws Exception {
+    HeldLaunch held = launchHeldInInitialize();
+
+    db.fixtures().exec("UPDATE executors_running SET agent_execution_id = 'later-launch', status = 'running'"
+        + " WHERE session_id = ?", SESSION);
+
+    AgentLaunchException failure = held.release();
+    assertThat(failure.getMessage()).contains("a later launch of the session took its place");
+    assertThat(harness.executor(SESSION).agentExecutionId()).isEqualTo("later-launch");
+    assertThat(harness.executor(SESSION).status()).as("the later launch's row is left alone").isEqualTo("running");
+  }
+
+  /** A launch whose agent waits in {@code initialize} until {@link HeldLaunch#release()}. */
+  private HeldLaunch launchHeldInInitialize() throws Exception {
     Path modeFile = workspace.resolve("agent-mode");
     Files.writeString(modeFile, "hold-initialize");
     harness = new AcpHarness(db, new AgentProfile(TestAgent.AGENT_ID,
@@ -174,20 +198,32 @@ class AcpAgentHostTest {
     CompletableFuture<LaunchResult> launch = CompletableFuture.supplyAsync(() -> harness.launch(SESSION, workspace));
     AcpHarness.await("the agent to start", Duration.ofSeconds(10),
         () -> harness.executors.find(SESSION).map(e -> e.status().equals("starting")).orElse(false));
-    long pid = harness.executor(SESSION).pid();
+    return new HeldLaunch(launch, modeFile, harness.executor(SESSION).pid());
+  }
 
-    harness.host.close();
-    Files.writeString(modeFile, "normal");
+  private final class HeldLaunch {
+    private final CompletableFuture<LaunchResult> launch;
+    private final Path modeFile;
+    private final long pid;
 
-    AgentLaunchException failure = catchThrowableOfType(AgentLaunchException.class,
-        () -> unwrap(launch, Duration.ofSeconds(15)));
-    assertThat(failure).as("the launch that finished after close fails").isNotNull();
-    assertThat(failure.failureClass()).isEqualTo(AgentFailureClass.AGENT_PROCESS_START_FAILED);
-    assertThat(failure.getMessage()).contains("this worker stopped while it launched the agent");
-    assertThat(harness.host.isRunning(SESSION)).isFalse();
-    AcpHarness.await("the agent process to end", Duration.ofSeconds(10),
-        () -> !ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false));
-    assertThat(harness.executor(SESSION).status()).isEqualTo("failed");
+    HeldLaunch(CompletableFuture<LaunchResult> launch, Path modeFile, long pid) {
+      this.launch = launch;
+      this.modeFile = modeFile;
+      this.pid = pid;
+    }
+
+    /** Lets the handshake finish; the launch must fail, leaving no agent behind. */
+    AgentLaunchException release() throws Exception {
+      Files.writeString(modeFile, "normal");
+      AgentLaunchException failure = catchThrowableOfType(AgentLaunchException.class,
+          () -> unwrap(launch, Duration.ofSeconds(15)));
+      assertThat(failure).as("the launch fails").isNotNull();
+      assertThat(failure.failureClass()).isEqualTo(AgentFailureClass.AGENT_PROCESS_START_FAILED);
+      assertThat(harness.host.isRunning(SESSION)).isFalse();
+      AcpHarness.await("the agent process to end", Duration.ofSeconds(10),
+          () -> !ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false));
+      return failure;
+    }
   }
 
   @Test
