@@ -66,7 +66,8 @@ public final class AgentHost implements AutoCloseable {
   private final ObjectMapper json = Json.mapper();
   private final Map<String, String> workerEnv = System.getenv();
   private final Map<String, RunningAgent> running = new ConcurrentHashMap<>();
-  /** Set by {@link #close()} together with its snapshot of {@link #running} (under that map's monitor). */
+  /** Guards {@link #closed} and registration in {@link #running}, so close() misses no agent. */
+  private final Object registration = new Object();
   private boolean closed;
   /** Serialises launch and stop per session, so a session never has two agents. */
   private final Map<String, ReentrantLock> sessionLocks = new ConcurrentHashMap<>();
@@ -555,7 +556,7 @@ public final class AgentHost implements AutoCloseable {
   @Override
   public void close() {
     List<String> sessionIds;
-    synchronized (running) {
+    synchronized (registration) {
       closed = true;
       sessionIds = new ArrayList<>(running.keySet());
     }
@@ -563,14 +564,14 @@ public final class AgentHost implements AutoCloseable {
   }
 
   private boolean isClosed() {
-    synchronized (running) {
+    synchronized (registration) {
       return closed;
     }
   }
 
   /** Makes the agent the session's running one, unless the host is closed. */
   private boolean register(RunningAgent agent) {
-    synchronized (running) {
+    synchronized (registration) {
       if (closed) {
         return false;
       }

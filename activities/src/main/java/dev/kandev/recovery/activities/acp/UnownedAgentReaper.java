@@ -27,7 +27,8 @@ import org.slf4j.LoggerFactory;
 public final class UnownedAgentReaper implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(UnownedAgentReaper.class);
   /** The states in which a session has a live agent: being resumed, idle, or in a turn. */
-  private static final Set<SessionState> SERVED = Set.of(SessionState.STARTING, SessionState.WAITING_FOR_INPUT, SessionState.RUNNING);
+  private static final Set<SessionState> SERVED =
+      Set.of(SessionState.STARTING, SessionState.WAITING_FOR_INPUT, SessionState.RUNNING);
 
   private final AgentHost host;
   private final SessionStore sessions;

@@ -88,7 +88,10 @@ class UnownedAgentReaperTest {
     reaper.every(Duration.ofMillis(50));
     sessionIs("CANCELLED");
 
-    AcpHarness.await("the reaper to stop the agent", Duration.ofSeconds(10), () -> !processAlive());
-    assertThat(harness.executor(SESSION).status()).isEqualTo("stopped");
+    // The exit is recorded once the process has ended.
+    AcpHarness.await("the reaper to stop the agent and record it", Duration.ofSeconds(10),
+        () -> harness.executor(SESSION).status().equals("stopped"));
+    assertThat(processAlive()).isFalse();
+    assertThat(harness.executor(SESSION).errorMessage()).contains("the session is CANCELLED");
   }
 }
