@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.UUID;
 
 /**
  * The worker's configuration, read from environment variables with defaults that work on a
@@ -21,6 +22,7 @@ import java.util.Optional;
  *
  * @param host this machine's name in {@code executors_running.host}; restart recovery resumes the
  *     sessions whose agents ran on it
+ * @param workerInstance this worker process; differs from its predecessor's on the same host
  * @param agentsFile JSON agent profiles added to (or replacing) the built-in npm agents; null: none
  * @param credentialBrokerPort loopback port of the git credential redemption endpoint; 0: any free
  * @param agentReapInterval how often the worker looks for agents of its own that no session wants
@@ -60,7 +62,7 @@ public record Settings(
         env.getOrDefault("TEMPORAL_NAMESPACE", "default"),
         env.getOrDefault("KANDEV_TASK_QUEUE", RecoveryTaskQueue.DEFAULT),
         env.getOrDefault("KANDEV_HOST", localHostName()),
-        env.getOrDefault("KANDEV_WORKER_INSTANCE", ManagementFactory.getRuntimeMXBean().getName()),
+        env.getOrDefault("KANDEV_WORKER_INSTANCE", newWorkerInstance()),
         Boolean.parseBoolean(env.getOrDefault("KANDEV_REGISTER_SEARCH_ATTRIBUTES", "false")),
         NpmSettings.fromEnvironment(env),
         agentsFile.isBlank() ? null : Path.of(agentsFile),
@@ -69,7 +71,7 @@ public record Settings(
         GitHubAppSettings.fromEnvironment(env),
         integer(env, "KANDEV_CREDENTIAL_BROKER_PORT", 0),
         Duration.ofMinutes(integer(env, "KANDEV_RESUME_LOCK_TTL_MINUTES", 15)),
-        seconds(env, "KANDEV_AGENT_REAP_INTERVAL_SECONDS", 30));
+        positiveSeconds(env, "KANDEV_AGENT_REAP_INTERVAL_SECONDS", 30));
   }
 
   public static Settings fromEnvironment() {
@@ -106,6 +108,23 @@ public record Settings(
 
   private static Duration seconds(Map<String, String> env, String name, int fallback) {
     return Duration.ofSeconds(integer(env, name, fallback));
+  }
+
+  private static Duration positiveSeconds(Map<String, String> env, String name, int fallback) {
+    Duration value = seconds(env, name, fallback);
+    if (value.isZero() || value.isNegative()) {
+      throw new IllegalArgumentException(name + " must be at least 1, got " + value.toSeconds());
+    }
+    return value;
+  }
+
+  /**
+   * {@code pid@host} plus a suffix of its own: a restarted worker must not look like its
+   * predecessor, or restart recovery would not see the agents that one lost — in a container the
+   * pid (1) and the host name survive a restart.
+   */
+  private static String newWorkerInstance() {
+    return ManagementFactory.getRuntimeMXBean().getName() + "-" + UUID.randomUUID().toString().substring(0, 8);
   }
 
   private static String localHostName() {

@@ -1,0 +1,42 @@
+package dev.kandev.recovery.worker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.lang.management.ManagementFactory;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class SettingsTest {
+  @Test
+  void aRestartedWorkerNeverTakesItsPredecessorsInstanceName() {
+    String first = Settings.fromEnvironment(Map.of()).workerInstance();
+    String restarted = Settings.fromEnvironment(Map.of()).workerInstance();
+
+    assertThat(first).startsWith(ManagementFactory.getRuntimeMXBean().getName() + "-");
+    assertThat(restarted).startsWith(ManagementFactory.getRuntimeMXBean().getName() + "-").isNotEqualTo(first);
+    assertThat(Settings.fromEnvironment(Map.of("KANDEV_WORKER_INSTANCE", "pod-7")).workerInstance()).isEqualTo("pod-7");
+  }
+
+  @Test
+  void defaultsWorkOnADeveloperMachine() {
+    Settings settings = Settings.fromEnvironment(Map.of());
+
+    assertThat(settings.database().url()).isEqualTo("jdbc:postgresql://127.0.0.1:5432/postgres");
+    assertThat(settings.temporalAddress()).isEqualTo("127.0.0.1:7233");
+    assertThat(settings.taskQueue()).isEqualTo("kandev-recovery");
+    assertThat(settings.agentReapInterval()).isEqualTo(Duration.ofSeconds(30));
+    assertThat(settings.resumeLockTtl()).isEqualTo(Duration.ofMinutes(15));
+  }
+
+  @Test
+  void aMalformedNumberIsRefusedWithItsName() {
+    assertThatThrownBy(() -> Settings.fromEnvironment(Map.of("KANDEV_AGENT_REAP_INTERVAL_SECONDS", "soon")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("KANDEV_AGENT_REAP_INTERVAL_SECONDS must be a whole number, got 'soon'");
+    assertThatThrownBy(() -> Settings.fromEnvironment(Map.of("KANDEV_AGENT_REAP_INTERVAL_SECONDS", "0")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("KANDEV_AGENT_REAP_INTERVAL_SECONDS must be at least 1, got 0");
+  }
+}
