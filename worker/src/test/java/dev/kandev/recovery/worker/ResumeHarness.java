@@ -37,6 +37,7 @@ import java.security.interfaces.RSAPublicKey;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -70,9 +71,9 @@ final class ResumeHarness implements AutoCloseable {
   private final AgentProfiles agents;
   private final String target;
   private final UnaryOperator<Object> decorate;
-  /** The worker process that runs now; {@link #replaceWorker()} kills it and starts another. */
+  /** The worker process that runs now; {@link #replaceWorker(String)} kills it and starts another. */
   private WorkerProcess worker;
-  private final Set<String> startedSessions = new java.util.LinkedHashSet<>();
+  private final Set<String> startedSessions = new LinkedHashSet<>();
   private final List<String> knownSecrets = new ArrayList<>();
   private final String privateKeyLine;
 

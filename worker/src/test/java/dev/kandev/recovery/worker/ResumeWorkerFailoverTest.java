@@ -66,6 +66,7 @@ class ResumeWorkerFailoverTest {
 
     Components replacement = harness.replaceWorker("worker-b");
     ResumeResult result = resume.await(Duration.ofMinutes(2));
+    RecordedHistories.recordIfAsked(harness.history("s1"), "resume-worker-died-after-starting");
 
     assertThat(result.finalState()).isEqualTo(WAITING_FOR_INPUT);
     assertThat(result.loaded()).isTrue();
@@ -94,6 +95,7 @@ class ResumeWorkerFailoverTest {
     harness.replaceWorker("worker-b");
     harness.agentMode("normal"); // the dead worker's agent may now finish its handshake: nobody wants it
     ResumeFailure failure = awaitFailure(resume);
+    RecordedHistories.recordIfAsked(harness.history("s1"), "resume-worker-died-during-launch");
 
     // The launch is never retried by itself (its heartbeat stopped with the worker): the session
     // is back where it was, and the user's next Resume loads the same provider session.

@@ -18,7 +18,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 class ResumeSessionReplayTest {
   @ParameterizedTest
   @ValueSource(strings = {
-    "resume-success-github", "resume-launch-failure-compensated", "resume-credential-rejected", "resume-start-fresh"
+    "resume-success-github", "resume-launch-failure-compensated", "resume-credential-rejected", "resume-start-fresh",
+    "resume-worker-died-after-starting", "resume-worker-died-during-launch"
   })
   void recordedHistoryReplaysDeterministically(String name) throws Exception {
     WorkflowExecutionHistory history = WorkflowExecutionHistory.fromJson(resource("/histories/" + name + ".json"));
