@@ -124,7 +124,7 @@ public record Settings(
    * pid (1) and the host name survive a restart.
    */
   private static String newWorkerInstance() {
-    return ManagementFactory.getRuntimeMXBean().getName() + "-" + UUID.randomUUID().toString().substring(0, 8);
+    return ManagementFactory.getRuntimeMXBean().getName() + "/" + UUID.randomUUID().toString().substring(0, 8);
   }
 
   private static String localHostName() {

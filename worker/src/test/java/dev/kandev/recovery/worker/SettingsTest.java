@@ -14,8 +14,8 @@ class SettingsTest {
     String first = Settings.fromEnvironment(Map.of()).workerInstance();
     String restarted = Settings.fromEnvironment(Map.of()).workerInstance();
 
-    assertThat(first).startsWith(ManagementFactory.getRuntimeMXBean().getName() + "-");
-    assertThat(restarted).startsWith(ManagementFactory.getRuntimeMXBean().getName() + "-").isNotEqualTo(first);
+    assertThat(first).startsWith(ManagementFactory.getRuntimeMXBean().getName() + "/");
+    assertThat(restarted).startsWith(ManagementFactory.getRuntimeMXBean().getName() + "/").isNotEqualTo(first);
     assertThat(Settings.fromEnvironment(Map.of("KANDEV_WORKER_INSTANCE", "pod-7")).workerInstance()).isEqualTo("pod-7");
   }
 
