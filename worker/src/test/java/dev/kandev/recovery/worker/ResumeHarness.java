@@ -73,6 +73,7 @@ final class ResumeHarness implements AutoCloseable {
   private final UnaryOperator<Object> decorate;
   /** The worker process that runs now; {@link #replaceWorker(String)} kills it and starts another. */
   private WorkerProcess worker;
+  private final boolean replaceableWorker;
   private final Set<String> startedSessions = new LinkedHashSet<>();
   private final List<String> knownSecrets = new ArrayList<>();
   private final String privateKeyLine;
@@ -83,6 +84,16 @@ final class ResumeHarness implements AutoCloseable {
 
   /** @param decorate wraps the activity implementations (to observe or to inject faults) */
   ResumeHarness(TestDatabase db, Path tempDir, UnaryOperator<Object> decorate) {
+    this(db, tempDir, decorate, false);
+  }
+
+  /** A harness whose worker a test may kill and replace ({@link #replaceWorker(String)}). */
+  static ResumeHarness withReplaceableWorker(TestDatabase db, Path tempDir, UnaryOperator<Object> decorate) {
+    return new ResumeHarness(db, tempDir, decorate, true);
+  }
+
+  private ResumeHarness(TestDatabase db, Path tempDir, UnaryOperator<Object> decorate, boolean replaceableWorker) {
+    this.replaceableWorker = replaceableWorker;
     this.db = db;
     this.fixtures = db.fixtures();
     this.credentials = new CredentialFixtures(fixtures);
@@ -126,6 +137,9 @@ final class ResumeHarness implements AutoCloseable {
    * one on the same task queue; returns the new worker's parts.
    */
   Components replaceWorker(String instance) {
+    if (!replaceableWorker) {
+      throw new IllegalStateException("this harness's worker is not replaceable: use withReplaceableWorker");
+    }
     worker.kill();
     worker = new WorkerProcess(instance);
     return worker.components;
@@ -147,8 +161,10 @@ final class ResumeHarness implements AutoCloseable {
       // hands the workflow task back to the normal queue after 5 s), so a workflow task meant for a
       // dead worker would wait there forever. Without sticky dispatch every workflow task goes
       // through the normal queue, as it does on a real server once a worker is gone.
-      Worker queueWorker = factory.newWorker(QUEUE,
-          WorkerOptions.newBuilder().setStickyQueueScheduleToStartTimeout(Duration.ZERO).build());
+      WorkerOptions options = replaceableWorker
+          ? WorkerOptions.newBuilder().setStickyQueueScheduleToStartTimeout(Duration.ZERO).build()
+          : WorkerOptions.getDefaultInstance();
+      Worker queueWorker = factory.newWorker(QUEUE, options);
       components.registerWorkflows(queueWorker);
       queueWorker.registerActivitiesImplementations(components.activities().stream().map(decorate).toArray());
       factory.start();

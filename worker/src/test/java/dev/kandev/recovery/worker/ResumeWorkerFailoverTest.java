@@ -39,7 +39,7 @@ class ResumeWorkerFailoverTest {
 
   @BeforeEach
   void setUp() {
-    harness = new ResumeHarness(db, tempDir, hooks);
+    harness = ResumeHarness.withReplaceableWorker(db, tempDir, hooks);
     executors = new ExecutorsRunningStore(db.dataSource());
   }
 
