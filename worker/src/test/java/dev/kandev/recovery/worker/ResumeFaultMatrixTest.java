@@ -4,15 +4,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kandev.recovery.activities.json.Json;
 import dev.kandev.recovery.activities.store.SessionIdentity;
+import dev.kandev.recovery.activities.store.StoreException;
 import dev.kandev.recovery.activities.testing.TestDatabase;
 import dev.kandev.recovery.workflows.model.SessionState;
 import dev.kandev.recovery.workflows.resume.ResumeFailure;
 import dev.kandev.recovery.workflows.resume.ResumeMode;
 import dev.kandev.recovery.workflows.resume.ResumeStep;
 import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -41,6 +44,30 @@ class ResumeFaultMatrixTest {
   @AfterEach
   void tearDown() {
     harness.close();
+  }
+
+  @Test
+  void aDatabaseOutageDuringCompensationDelaysTheRestoreButCannotPreventIt() throws Exception {
+    String token = harness.establishedSession("s1", SessionState.FAILED);
+    // As many failed attempts as a store step is allowed in all: a compensation must outlast them.
+    AtomicInteger outage = new AtomicInteger(5);
+    AtomicInteger attempts = new AtomicInteger();
+    hooks.before("restorePriorState", () -> {
+      attempts.incrementAndGet();
+      if (outage.getAndDecrement() > 0) {
+        throw new StoreException("restore the prior state of session s1: connection refused", null);
+      }
+    });
+    hooks.after("launchAgent", ActivityHooks.fail("launchAgent"));
+
+    ResumeFailure failure = harness.resumeFailing("s1", ResumeMode.RESUME);
+
+    assertThat(attempts).hasValue(6);
+    assertThat(failure.sessionState()).isEqualTo(SessionState.FAILED);
+    assertThat(harness.state("s1")).isEqualTo(SessionState.FAILED);
+    assertThat(harness.transitions("s1")).last().isEqualTo("STARTING>FAILED");
+    assertThat(harness.identity("s1")).isEqualTo(new SessionIdentity(token, token));
+    assertThat(harness.lockHeld("s1")).isFalse();
   }
 
   static Stream<Arguments> faults() {

@@ -47,11 +47,21 @@ final class ResumeActivityOptions {
           .setRetryOptions(RetryOptions.newBuilder().setMaximumAttempts(1).build())
           .build();
 
-  /** Stopping is idempotent; retry a few times. */
-  static final ActivityOptions STOP =
+  /**
+   * Compensations and the lock release make the session recoverable again, and they are idempotent:
+   * they outlast a database outage (backoff up to a minute, for up to a day) instead of giving up
+   * after a few attempts and leaving the session STARTING and locked.
+   */
+  static final ActivityOptions COMPENSATION =
       ActivityOptions.newBuilder()
           .setStartToCloseTimeout(Duration.ofSeconds(30))
-          .setRetryOptions(RetryOptions.newBuilder().setMaximumAttempts(3).build())
+          .setScheduleToCloseTimeout(Duration.ofDays(1))
+          .setRetryOptions(
+              RetryOptions.newBuilder()
+                  .setInitialInterval(Duration.ofSeconds(1))
+                  .setBackoffCoefficient(2)
+                  .setMaximumInterval(Duration.ofMinutes(1))
+                  .build())
           .build();
 
   private ResumeActivityOptions() {}

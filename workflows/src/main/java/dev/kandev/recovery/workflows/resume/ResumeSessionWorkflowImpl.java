@@ -35,7 +35,14 @@ public class ResumeSessionWorkflowImpl implements ResumeSessionWorkflow {
   private final CredentialActivities credentials =
       Workflow.newActivityStub(CredentialActivities.class, ResumeActivityOptions.CREDENTIALS);
   private final AgentActivities launcher = Workflow.newActivityStub(AgentActivities.class, ResumeActivityOptions.LAUNCH);
-  private final AgentActivities stopper = Workflow.newActivityStub(AgentActivities.class, ResumeActivityOptions.STOP);
+  // The same activities as compensations (and the lock release): they retry until they are done.
+  private final ResumeLockActivities unlocker =
+      Workflow.newActivityStub(ResumeLockActivities.class, ResumeActivityOptions.COMPENSATION);
+  private final SessionActivities restorer =
+      Workflow.newActivityStub(SessionActivities.class, ResumeActivityOptions.COMPENSATION);
+  private final CredentialActivities revoker =
+      Workflow.newActivityStub(CredentialActivities.class, ResumeActivityOptions.COMPENSATION);
+  private final AgentActivities stopper = Workflow.newActivityStub(AgentActivities.class, ResumeActivityOptions.COMPENSATION);
 
   private final List<String> lines = new ArrayList<>();
   private ResumeRequest request;
@@ -70,15 +77,15 @@ public class ResumeSessionWorkflowImpl implements ResumeSessionWorkflow {
 
       enter(ResumeStep.MARK_STARTING, context.priorState() + " -> STARTING");
       saga.addCompensation(() -> attempt.restoredState =
-          sessions.restorePriorState(sessionId, context.priorState(), attempt.errorMessage, attempt.fence));
+          restorer.restorePriorState(sessionId, context.priorState(), attempt.errorMessage, attempt.fence));
       sessions.markStarting(sessionId, context.priorState(), request.reason(), attempt.fence);
 
       enter(ResumeStep.ISSUE_CREDENTIAL_LEASE, "scoped git credential lease");
-      saga.addCompensation(credentials::revokeCredentialLeases, sessionId);
+      saga.addCompensation(revoker::revokeCredentialLeases, sessionId);
       CredentialLease lease = credentials.issueCredentialLease(sessionId);
 
       enter(ResumeStep.PERSIST_CREDENTIAL_SNAPSHOT, lease.describe());
-      saga.addCompensation(sessions::restoreCredentialSnapshot, sessionId, context.previousSnapshotJson(), attempt.fence);
+      saga.addCompensation(restorer::restoreCredentialSnapshot, sessionId, context.previousSnapshotJson(), attempt.fence);
       sessions.persistCredentialSnapshot(sessionId, lease.snapshot(), attempt.fence);
 
       enter(ResumeStep.LAUNCH_AGENT, context.resumeToken().isEmpty() ? "session/new" : "session/load " + context.resumeToken());
@@ -110,7 +117,7 @@ public class ResumeSessionWorkflowImpl implements ResumeSessionWorkflow {
       // Also when the acquisition failed: its result may have been lost after the lock was taken.
       // Releasing by owner never touches someone else's lock.
       enter(ResumeStep.RELEASE_LOCK, "");
-      Workflow.newDetachedCancellationScope(() -> locks.releaseResumeLock(sessionId, owner)).run();
+      Workflow.newDetachedCancellationScope(() -> unlocker.releaseResumeLock(sessionId, owner)).run();
       enter(ResumeStep.DONE, "");
     }
   }
