@@ -51,7 +51,7 @@ public final class Components implements AutoCloseable {
   final CredentialBroker broker;
   final CredentialRedemptionServer redemption;
   final AgentHost agentHost;
-  private final UnownedAgentReaper reaper;
+  private final Periodic reaping;
   private final GitCredentialEnvironment credentialEnvironment;
 
   public Components(Settings settings, Database database) {
@@ -79,8 +79,8 @@ public final class Components implements AutoCloseable {
     this.credentialEnvironment = new GitCredentialEnvironment(redemption.url(), installCredentialHelper());
     this.agentHost = AgentHost.create(dataSource, this.agentProfiles, settings.acpTimeouts(), settings.host(),
         settings.workerInstance(), settings.permissionPolicy());
-    this.reaper = new UnownedAgentReaper(agentHost, sessions, new ExecutorsRunningStore(dataSource))
-        .every(settings.agentReapInterval());
+    UnownedAgentReaper reaper = new UnownedAgentReaper(agentHost, sessions, new ExecutorsRunningStore(dataSource));
+    this.reaping = Periodic.every(settings.agentReapInterval(), "unowned-agent-reaper", reaper::reapOnce);
   }
 
   /** Registers the workflow implementations and activity implementations on {@code worker}. */
@@ -134,7 +134,7 @@ public final class Components implements AutoCloseable {
   /** Stops the agents this worker runs and the redemption endpoint; the database is the caller's. */
   @Override
   public void close() {
-    reaper.close();
+    reaping.close();
     agentHost.close();
     redemption.close();
   }

@@ -5,15 +5,11 @@ import dev.kandev.recovery.activities.store.ExecutorsRunningStore;
 import dev.kandev.recovery.activities.store.SessionRecord;
 import dev.kandev.recovery.activities.store.SessionStore;
 import dev.kandev.recovery.workflows.model.SessionState;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,9 +18,9 @@ import org.slf4j.LoggerFactory;
  * agent serves, or a later launch (on any worker) is its current execution in {@code
  * executors_running}. A resume's StopAgent compensation reaches only the worker it runs on; an
  * agent whose launch finished on a worker that had lost touch with Temporal (its activity already
- * timed out and compensated elsewhere) is found here instead.
+ * timed out and compensated elsewhere) is found here instead. The worker runs it periodically.
  */
-public final class UnownedAgentReaper implements AutoCloseable {
+public final class UnownedAgentReaper {
   private static final Logger log = LoggerFactory.getLogger(UnownedAgentReaper.class);
   /** The states in which a session has a live agent: being resumed, idle, or in a turn. */
   private static final Set<SessionState> SERVED =
@@ -33,23 +29,11 @@ public final class UnownedAgentReaper implements AutoCloseable {
   private final AgentHost host;
   private final SessionStore sessions;
   private final ExecutorsRunningStore executors;
-  private ScheduledExecutorService schedule;
 
   public UnownedAgentReaper(AgentHost host, SessionStore sessions, ExecutorsRunningStore executors) {
     this.host = host;
     this.sessions = sessions;
     this.executors = executors;
-  }
-
-  /** Runs {@link #reapOnce()} every {@code interval} until closed. */
-  public UnownedAgentReaper every(Duration interval) {
-    schedule = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread thread = new Thread(r, "unowned-agent-reaper");
-      thread.setDaemon(true);
-      return thread;
-    });
-    schedule.scheduleWithFixedDelay(this::reapLogged, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
-    return this;
   }
 
   /** Stops every agent of this host that no session wants any more; returns their session ids. */
@@ -83,18 +67,4 @@ public final class UnownedAgentReaper implements AutoCloseable {
     return Optional.empty();
   }
 
-  private void reapLogged() {
-    try {
-      reapOnce();
-    } catch (RuntimeException e) {
-      log.error("could not check this worker's agents for unowned ones; will try again", e);
-    }
-  }
-
-  @Override
-  public void close() {
-    if (schedule != null) {
-      schedule.shutdownNow();
-    }
-  }
 }

@@ -1,0 +1,19 @@
+package dev.kandev.recovery.worker;
+
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+class PeriodicTest {
+  @Test
+  void aCheckRunsAgainAndAgainAlsoAfterAFailedRun() {
+    AtomicInteger runs = new AtomicInteger();
+    try (Periodic periodic = Periodic.every(Duration.ofMillis(10), "test-check", () -> {
+      if (runs.incrementAndGet() == 1) {
+        throw new IllegalStateException("the first run fails");
+      }
+    })) {
+      Await.until(() -> runs.get() >= 3, Duration.ofSeconds(10), "three runs, the first one failing");
+    }
+  }
+}
