@@ -3,6 +3,7 @@ package dev.kandev.recovery.worker;
 import dev.kandev.recovery.activities.store.Database;
 import dev.kandev.recovery.workflows.client.ResumeClient;
 import io.temporal.client.WorkflowClient;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -11,6 +12,8 @@ import java.util.concurrent.TimeUnit;
 final class RunningWorker {
   /** How long Ctrl-C / SIGTERM waits for the agents to stop and be recorded as stopped. */
   private static final long CLEANUP_SECONDS = 30;
+  /** How often the worker looks for sessions an ended resume left STARTING (besides at start). */
+  private static final Duration STALE_STARTING_CHECK = Duration.ofMinutes(5);
 
   private RunningWorker() {}
 
@@ -37,15 +40,21 @@ final class RunningWorker {
 
   private static void serve(Settings settings, Database database, WorkflowClient client, CountDownLatch stopping)
       throws InterruptedException {
+    ResumeClient resumes = new ResumeClient(client, settings.taskQueue());
     try (Components components = new Components(settings, database);
         RecoveryWorker worker = RecoveryWorker.start(client, settings.taskQueue(), components)) {
       System.out.printf("Credentials  %s (git credential redemption, loopback)%n", components.redemption.url());
       System.out.printf("Agents       %s%n", components.agentProfiles.ids());
-      List<String> resumed = new RestartRecovery(database.dataSource(), new ResumeClient(client, settings.taskQueue()),
-          settings.host(), settings.workerInstance()).resumeLostSessions();
+      StaleStartingRecovery stale = new StaleStartingRecovery(components.sessions, components.locks, resumes);
+      List<String> restored = stale.restoreStaleSessions();
+      System.out.printf("Stale        %d session(s) left STARTING by an ended resume, restored: %s%n", restored.size(), restored);
+      List<String> resumed = new RestartRecovery(database.dataSource(), resumes, settings.host(), settings.workerInstance())
+          .resumeLostSessions();
       System.out.printf("Recovery     %d session(s) whose agent was lost on %s: %s%n", resumed.size(), settings.host(), resumed);
-      System.out.println("Ready. Press Ctrl-C to stop.");
-      stopping.await();
+      try (Periodic staleCheck = Periodic.every(STALE_STARTING_CHECK, "stale-starting-recovery", stale::restoreStaleSessions)) {
+        System.out.println("Ready. Press Ctrl-C to stop.");
+        stopping.await();
+      }
     }
   }
 }

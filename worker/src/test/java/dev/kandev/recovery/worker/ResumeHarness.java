@@ -108,6 +108,7 @@ final class ResumeHarness implements AutoCloseable {
     environment.put("KANDEV_HOST", "test-host");
     environment.put("KANDEV_ACP_INITIALIZE_TIMEOUT_SECONDS", "20");
     environment.put("KANDEV_ACP_SESSION_LOAD_TIMEOUT_SECONDS", "20");
+    environment.put("KANDEV_AGENT_REAP_INTERVAL_SECONDS", "1");
     environment.put("KANDEV_GITHUB_APP_ID", APP_ID);
     String pem = TestKeys.pkcs1Pem(keys.getPrivate());
     this.privateKeyLine = pem.lines().skip(3).findFirst().orElseThrow();

@@ -10,8 +10,10 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;
@@ -143,6 +145,36 @@ public final class SessionStore {
           }
           return new GuardedWriteResult(TransitionResult.Outcome.APPLIED, row.state);
         });
+  }
+
+  /** The ids of the sessions that are in {@code state} now. */
+  public List<String> idsIn(SessionState state) {
+    return Sql.inTransaction(dataSource, "list " + state + " sessions", c -> {
+      try (PreparedStatement select = c.prepareStatement("SELECT id FROM task_sessions WHERE state = ? ORDER BY id")) {
+        select.setString(1, state.name());
+        List<String> ids = new ArrayList<>();
+        try (ResultSet rs = select.executeQuery()) {
+          while (rs.next()) {
+            ids.add(rs.getString(1));
+          }
+        }
+        return ids;
+      }
+    });
+  }
+
+  /** The state the session left when it last entered {@code entered}, from its published events. */
+  public Optional<SessionState> stateBeforeLast(String sessionId, SessionState entered) {
+    return Sql.inTransaction(dataSource, "read the events of session " + sessionId, c -> {
+      try (PreparedStatement select = c.prepareStatement(
+          "SELECT from_state FROM session_events WHERE session_id = ? AND to_state = ? ORDER BY id DESC LIMIT 1")) {
+        select.setString(1, sessionId);
+        select.setString(2, entered.name());
+        try (ResultSet rs = select.executeQuery()) {
+          return rs.next() ? Optional.of(SessionState.parse(rs.getString(1))) : Optional.empty();
+        }
+      }
+    });
   }
 
   /** Rejects transitions no caller may ask for, before anything is read or written. */

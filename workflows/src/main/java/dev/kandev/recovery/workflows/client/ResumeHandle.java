@@ -4,7 +4,9 @@ import dev.kandev.recovery.workflows.resume.ResumeFailure;
 import dev.kandev.recovery.workflows.resume.ResumeMode;
 import dev.kandev.recovery.workflows.resume.ResumeProgress;
 import dev.kandev.recovery.workflows.resume.ResumeResult;
+import io.temporal.api.enums.v1.WorkflowExecutionStatus;
 import io.temporal.client.WorkflowFailedException;
+import io.temporal.client.WorkflowNotFoundException;
 import io.temporal.client.WorkflowStub;
 import io.temporal.failure.ApplicationFailure;
 import java.time.Duration;
@@ -26,6 +28,15 @@ public final class ResumeHandle {
 
   public String runId() {
     return stub.getExecution().getRunId();
+  }
+
+  /** Whether this run is still running: false once it ended in any way, or if there is no such run. */
+  public boolean isRunning() {
+    try {
+      return stub.describe().getStatus() == WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING;
+    } catch (WorkflowNotFoundException e) {
+      return false;
+    }
   }
 
   /**

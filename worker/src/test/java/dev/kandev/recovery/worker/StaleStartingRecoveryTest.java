@@ -1,0 +1,108 @@
+package dev.kandev.recovery.worker;
+
+import static dev.kandev.recovery.workflows.model.SessionState.FAILED;
+import static dev.kandev.recovery.workflows.model.SessionState.STARTING;
+import static dev.kandev.recovery.workflows.model.SessionState.WAITING_FOR_INPUT;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.kandev.recovery.activities.store.ExecutorsRunningStore;
+import dev.kandev.recovery.activities.store.SessionIdentity;
+import dev.kandev.recovery.activities.testing.TestDatabase;
+import dev.kandev.recovery.workflows.client.ResumeHandle;
+import dev.kandev.recovery.workflows.model.SessionState;
+import dev.kandev.recovery.workflows.resume.ResumeMode;
+import dev.kandev.recovery.workflows.resume.ResumeResult;
+import dev.kandev.recovery.workflows.resume.ResumeStep;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Sessions an ended resume left STARTING are restored; those a running resume owns are not. */
+class StaleStartingRecoveryTest {
+  @RegisterExtension final TestDatabase db = new TestDatabase();
+  @TempDir Path tempDir;
+  private ResumeHarness harness;
+  private StaleStartingRecovery recovery;
+
+  @BeforeEach
+  void setUp() {
+    harness = new ResumeHarness(db, tempDir);
+    recovery = new StaleStartingRecovery(harness.components().sessions, harness.components().locks, harness.resumes);
+  }
+
+  @AfterEach
+  void tearDown() {
+    harness.close();
+  }
+
+  @Test
+  void aSessionLeftStartingByATerminatedResumeIsRestoredAndUnlocked() throws Exception {
+    String token = harness.establishedSession("s1", FAILED);
+    ResumeHandle resume = resumeHeldInLaunch("s1");
+    harness.client.newUntypedWorkflowStub(resume.workflowId()).terminate("an operator terminated the resume");
+    assertThat(harness.state("s1")).isEqualTo(STARTING);
+    assertThat(harness.lockHeld("s1")).as("the terminated run never released its lock").isTrue();
+
+    assertThat(recovery.restoreStaleSessions()).containsExactly("s1");
+
+    assertThat(harness.state("s1")).isEqualTo(FAILED);
+    assertThat(harness.transitions("s1")).last().isEqualTo("STARTING>FAILED");
+    assertThat(harness.lockHeld("s1")).isFalse();
+    assertThat(harness.identity("s1")).isEqualTo(new SessionIdentity(token, token));
+    assertThat(recovery.restoreStaleSessions()).as("once").isEmpty();
+
+    // The terminated run's launch now finishes its handshake for nobody: the worker's reaper stops
+    // that agent (the session is FAILED), and the next Resume loads the same conversation.
+    harness.agentMode("normal");
+    ExecutorsRunningStore executors = new ExecutorsRunningStore(db.dataSource());
+    Await.until(() -> executors.find("s1").map(e -> !e.claimsLiveProcess()).orElse(false), Duration.ofSeconds(30),
+        "the terminated run's agent to be stopped");
+    ResumeResult next = harness.resume("s1", ResumeMode.RESUME);
+    assertThat(next.loaded()).isTrue();
+    assertThat(next.providerSessionId()).isEqualTo(token);
+  }
+
+  @Test
+  void aSessionWhoseResumeStillRunsIsLeftToItsSaga() throws Exception {
+    harness.establishedSession("s1", FAILED);
+    ResumeHandle resume = resumeHeldInLaunch("s1");
+
+    assertThat(recovery.restoreStaleSessions()).isEmpty();
+
+    assertThat(harness.state("s1")).isEqualTo(STARTING);
+    assertThat(harness.lockHeld("s1")).isTrue();
+    harness.agentMode("normal");
+    assertThat(resume.await(Duration.ofMinutes(1)).finalState()).isEqualTo(WAITING_FOR_INPUT);
+  }
+
+  @Test
+  void aStartingSessionNoResumeEverRanForIsRestoredToFailed() {
+    harness.newSession("s2", SessionState.CREATED);
+    harness.fixtures.exec("UPDATE task_sessions SET state = 'STARTING' WHERE id = ?", "s2");
+
+    assertThat(recovery.restoreStaleSessions()).containsExactly("s2");
+
+    assertThat(harness.state("s2")).isEqualTo(FAILED);
+    assertThat(harness.transitions("s2")).containsExactly("STARTING>FAILED");
+  }
+
+  /** A resume of the session whose agent waits in initialize until the mode file changes. */
+  private ResumeHandle resumeHeldInLaunch(String sessionId) {
+    harness.agentMode("hold-initialize");
+    ResumeHandle resume = harness.start(sessionId, ResumeMode.RESUME);
+    Await.until(() -> step(resume) == ResumeStep.LAUNCH_AGENT, Duration.ofSeconds(30), "the launch to start");
+    return resume;
+  }
+
+  private static ResumeStep step(ResumeHandle resume) {
+    try {
+      return resume.progress().step();
+    } catch (RuntimeException notYetQueryable) {
+      return null;
+    }
+  }
+}
