@@ -12,7 +12,6 @@ import dev.kandev.recovery.workflows.client.ResumeHandle;
 import dev.kandev.recovery.workflows.model.SessionState;
 import dev.kandev.recovery.workflows.resume.ResumeMode;
 import dev.kandev.recovery.workflows.resume.ResumeResult;
-import dev.kandev.recovery.workflows.resume.ResumeStep;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;
@@ -27,11 +26,13 @@ class StaleStartingRecoveryTest {
   @TempDir Path tempDir;
   private ResumeHarness harness;
   private StaleStartingRecovery recovery;
+  private ExecutorsRunningStore executors;
 
   @BeforeEach
   void setUp() {
     harness = new ResumeHarness(db, tempDir);
     recovery = new StaleStartingRecovery(harness.components().sessions, harness.components().locks, harness.resumes);
+    executors = new ExecutorsRunningStore(db.dataSource());
   }
 
   @AfterEach
@@ -58,7 +59,6 @@ class StaleStartingRecoveryTest {
     // The terminated run's launch now finishes its handshake for nobody: the worker's reaper stops
     // that agent (the session is FAILED), and the next Resume loads the same conversation.
     harness.agentMode("normal");
-    ExecutorsRunningStore executors = new ExecutorsRunningStore(db.dataSource());
     Await.until(() -> executors.find("s1").map(e -> !e.claimsLiveProcess()).orElse(false), Duration.ofSeconds(30),
         "the terminated run's agent to be stopped");
     ResumeResult next = harness.resume("s1", ResumeMode.RESUME);
@@ -90,19 +90,12 @@ class StaleStartingRecoveryTest {
     assertThat(harness.transitions("s2")).containsExactly("STARTING>FAILED");
   }
 
-  /** A resume of the session whose agent waits in initialize until the mode file changes. */
+  /** A resume of the session whose agent was started and waits in initialize until the mode file changes. */
   private ResumeHandle resumeHeldInLaunch(String sessionId) {
     harness.agentMode("hold-initialize");
     ResumeHandle resume = harness.start(sessionId, ResumeMode.RESUME);
-    Await.until(() -> step(resume) == ResumeStep.LAUNCH_AGENT, Duration.ofSeconds(30), "the launch to start");
+    Await.until(() -> executors.find(sessionId).map(e -> e.status().equals("starting")).orElse(false),
+        Duration.ofSeconds(30), "the launch to start the agent");
     return resume;
-  }
-
-  private static ResumeStep step(ResumeHandle resume) {
-    try {
-      return resume.progress().step();
-    } catch (RuntimeException notYetQueryable) {
-      return null;
-    }
   }
 }
