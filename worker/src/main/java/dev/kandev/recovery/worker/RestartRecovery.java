@@ -1,5 +1,6 @@
 package dev.kandev.recovery.worker;
 
+import dev.kandev.recovery.activities.store.WorkerPresenceStore;
 import dev.kandev.recovery.workflows.client.ResumeClient;
 import dev.kandev.recovery.workflows.resume.ResumeMode;
 import dev.kandev.recovery.workflows.resume.ResumeRequest;
@@ -14,10 +15,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * When a worker comes back, the agents its predecessor on this host ran are gone. Sessions that
- * were active on them, with a stored provider session, are resumed automatically — each through
- * the normal {@code ResumeSessionWorkflow}, so a repeated start attaches instead of doubling.
- * Sessions in the error-recovery state (WAITING_FOR_INPUT with an error) wait for the user.
+ * When a worker instance is gone (it crashed, or its process was killed), so are the agents it ran.
+ * Sessions that were active on agents of a gone instance on this host, with a stored provider
+ * session, are resumed automatically — each through the normal {@code ResumeSessionWorkflow}, so a
+ * repeated run attaches instead of doubling. An instance is gone once it stopped beating in {@code
+ * worker_presence}; another live worker on the same host keeps its sessions. Sessions in the
+ * error-recovery state (WAITING_FOR_INPUT with an error) wait for the user.
  */
 final class RestartRecovery {
   private static final Logger log = LoggerFactory.getLogger(RestartRecovery.class);
@@ -29,6 +32,8 @@ final class RestartRecovery {
           + " AND e.resume_token <> ''"
           + " AND e.status IN ('starting', 'running', 'ready')"
           + " AND e.host = ? AND e.worker_instance <> ?"
+          + " AND NOT EXISTS (SELECT 1 FROM worker_presence p WHERE p.worker_instance = e.worker_instance"
+          + " AND p.last_seen_at > now() - ? * interval '1 millisecond')"
           + " ORDER BY s.id";
 
   private final DataSource dataSource;
@@ -62,6 +67,7 @@ final class RestartRecovery {
         PreparedStatement select = c.prepareStatement(LOST_SESSIONS)) {
       select.setString(1, host);
       select.setString(2, instance);
+      select.setLong(3, WorkerPresenceStore.GONE_AFTER.toMillis());
       List<String> ids = new ArrayList<>();
       try (ResultSet rs = select.executeQuery()) {
         while (rs.next()) {

@@ -1,6 +1,7 @@
 package dev.kandev.recovery.worker;
 
 import dev.kandev.recovery.activities.store.Database;
+import dev.kandev.recovery.activities.store.WorkerPresenceStore;
 import dev.kandev.recovery.workflows.client.ResumeClient;
 import io.temporal.client.WorkflowClient;
 import java.time.Duration;
@@ -8,12 +9,17 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
-/** Starts the worker, resumes the sessions its predecessor lost, and runs until the JVM stops. */
+/**
+ * Starts the worker, restores and resumes what ended or gone workers left behind, and runs until the
+ * JVM stops, beating its presence and repeating those checks.
+ */
 final class RunningWorker {
   /** How long Ctrl-C / SIGTERM waits for the agents to stop and be recorded as stopped. */
   private static final long CLEANUP_SECONDS = 30;
   /** How often the worker looks for sessions an ended resume left STARTING (besides at start). */
   private static final Duration STALE_STARTING_CHECK = Duration.ofMinutes(5);
+  /** How often the worker looks for sessions whose agents a gone worker on this host ran (besides at start). */
+  private static final Duration LOST_AGENTS_CHECK = Duration.ofMinutes(1);
 
   private RunningWorker() {}
 
@@ -40,21 +46,37 @@ final class RunningWorker {
 
   private static void serve(Settings settings, Database database, WorkflowClient client, CountDownLatch stopping)
       throws InterruptedException {
+    WorkerPresenceStore presence = new WorkerPresenceStore(database.dataSource());
+    presence.beat(settings.workerInstance(), settings.host());
     ResumeClient resumes = new ResumeClient(client, settings.taskQueue());
-    try (Components components = new Components(settings, database);
+    try (Periodic beating = Periodic.every(WorkerPresenceStore.BEAT_EVERY, "worker-presence",
+            () -> presence.beat(settings.workerInstance(), settings.host()));
+        Components components = new Components(settings, database);
         RecoveryWorker worker = RecoveryWorker.start(client, settings.taskQueue(), components)) {
       System.out.printf("Credentials  %s (git credential redemption, loopback)%n", components.redemption.url());
       System.out.printf("Agents       %s%n", components.agentProfiles.ids());
       StaleStartingRecovery stale = new StaleStartingRecovery(components.sessions, components.locks, resumes);
       List<String> restored = stale.restoreStaleSessions();
       System.out.printf("Stale        %d session(s) left STARTING by an ended resume, restored: %s%n", restored.size(), restored);
-      List<String> resumed = new RestartRecovery(database.dataSource(), resumes, settings.host(), settings.workerInstance())
-          .resumeLostSessions();
+      RestartRecovery lost = new RestartRecovery(database.dataSource(), resumes, settings.host(), settings.workerInstance());
+      List<String> resumed = lost.resumeLostSessions();
       System.out.printf("Recovery     %d session(s) whose agent was lost on %s: %s%n", resumed.size(), settings.host(), resumed);
-      try (Periodic staleCheck = Periodic.every(STALE_STARTING_CHECK, "stale-starting-recovery", stale::restoreStaleSessions)) {
+      try (Periodic staleCheck = Periodic.every(STALE_STARTING_CHECK, "stale-starting-recovery", stale::restoreStaleSessions);
+          Periodic lostCheck = Periodic.every(LOST_AGENTS_CHECK, "lost-agent-recovery", lost::resumeLostSessions)) {
         System.out.println("Ready. Press Ctrl-C to stop.");
         stopping.await();
       }
+    } finally {
+      leave(presence, settings.workerInstance());
+    }
+  }
+
+  /** After its agents were stopped and recorded: this instance is no longer alive. */
+  private static void leave(WorkerPresenceStore presence, String instance) {
+    try {
+      presence.leave(instance);
+    } catch (RuntimeException e) {
+      System.err.println("could not record this worker as stopped (it will count as gone soon): " + e.getMessage());
     }
   }
 }

@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.kandev.recovery.activities.store.Fence;
 import dev.kandev.recovery.activities.store.TranscriptEntry;
 import dev.kandev.recovery.activities.store.TranscriptStore;
+import dev.kandev.recovery.activities.store.WorkerPresenceStore;
 import dev.kandev.recovery.activities.testing.TestAgent;
 import dev.kandev.recovery.activities.testing.TestDatabase;
 import dev.kandev.recovery.workflows.model.ReviewBucket;
@@ -81,6 +82,22 @@ class RestartRecoveryTest {
     assertThat(harness.components().tasks.taskState(ResumeHarness.taskOf("s1"))).contains("REVIEW");
     assertThat(ReviewBucket.classify(WAITING_FOR_INPUT, "REVIEW")).isEqualTo(ReviewBucket.REVIEW);
     assertThat(transcripts.list("s1")).isEqualTo(transcript);
+  }
+
+  @Test
+  void aWorkerOnTheSameHostThatStillBeatsKeepsItsSessionsUntilItIsGone() throws Exception {
+    String token = sessionWithACompletedTurn("s1");
+    backendDiesWithItsAgent("s1");
+    WorkerPresenceStore presence = new WorkerPresenceStore(db.dataSource());
+    presence.beat("worker-a", "test-host");
+
+    assertThat(recovery().resumeLostSessions()).as("worker-a is alive").isEmpty();
+
+    harness.fixtures.exec("UPDATE worker_presence SET last_seen_at = now() - interval '2 minutes'"
+        + " WHERE worker_instance = 'worker-a'");
+    ResumeResult resumed = restartAndAwaitAutomaticResume("s1");
+    assertThat(resumed.providerSessionId()).isEqualTo(token);
+    assertThat(harness.state("s1")).isEqualTo(WAITING_FOR_INPUT);
   }
 
   @Test
