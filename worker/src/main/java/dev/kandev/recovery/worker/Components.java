@@ -22,6 +22,7 @@ import dev.kandev.recovery.activities.store.RuntimeJobStore;
 import dev.kandev.recovery.activities.store.SessionIdentityStore;
 import dev.kandev.recovery.activities.store.SessionStore;
 import dev.kandev.recovery.activities.store.TaskStore;
+import dev.kandev.recovery.activities.store.WorkerPresenceStore;
 import dev.kandev.recovery.workflows.resume.ResumeSessionWorkflowImpl;
 import dev.kandev.recovery.workflows.runtime.BuiltInAgents;
 import dev.kandev.recovery.workflows.runtime.RuntimeUpdateWorkflow;
@@ -35,6 +36,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.List;
+import java.util.Optional;
 
 /** The real parts one worker process drives, built once from the settings. */
 public final class Components implements AutoCloseable {
@@ -51,6 +53,7 @@ public final class Components implements AutoCloseable {
   final CredentialBroker broker;
   final CredentialRedemptionServer redemption;
   final AgentHost agentHost;
+  private final ExecutorsRunningStore executors;
   private final Periodic reaping;
   private final GitCredentialEnvironment credentialEnvironment;
 
@@ -79,7 +82,8 @@ public final class Components implements AutoCloseable {
     this.credentialEnvironment = new GitCredentialEnvironment(redemption.url(), installCredentialHelper());
     this.agentHost = AgentHost.create(dataSource, this.agentProfiles, settings.acpTimeouts(), settings.host(),
         settings.workerInstance(), settings.permissionPolicy());
-    UnownedAgentReaper reaper = new UnownedAgentReaper(agentHost, sessions, new ExecutorsRunningStore(dataSource));
+    this.executors = new ExecutorsRunningStore(dataSource);
+    UnownedAgentReaper reaper = new UnownedAgentReaper(agentHost, sessions, executors);
     this.reaping = Periodic.every(settings.agentReapInterval(), "unowned-agent-reaper", reaper::reapOnce);
   }
 
@@ -104,11 +108,18 @@ public final class Components implements AutoCloseable {
     return List.of(
         new ResumeLockActivitiesImpl(locks, settings.resumeLockTtl()),
         new SessionActivitiesImpl(sessions, locks, identities, tasks, Json.mapper(),
-            agentProfiles.ids()::contains, agentHost::isRunning),
+            agentProfiles.ids()::contains, this::agentRunsOn),
         new CredentialActivitiesImpl(broker),
         new AgentActivitiesImpl(agentHost, sessions, broker, credentialEnvironment),
         new RuntimeUpdateActivitiesImpl(
             builtInAgents, settings.npm(), new CommandRunner(), new StdioAcpProbe(Json.mapper()), runtimeJobs));
+  }
+
+  /** This worker if it runs the session's agent, else another live worker that claims to. */
+  private Optional<String> agentRunsOn(String sessionId) {
+    return agentHost.isRunning(sessionId)
+        ? Optional.of(settings.workerInstance())
+        : executors.liveOwnerOtherThan(sessionId, settings.workerInstance(), WorkerPresenceStore.GONE_AFTER);
   }
 
   private static Path installCredentialHelper() {

@@ -3,21 +3,25 @@ package dev.kandev.recovery.worker;
 import static dev.kandev.recovery.workflows.model.SessionState.CANCELLED;
 import static dev.kandev.recovery.workflows.model.SessionState.FAILED;
 import static dev.kandev.recovery.workflows.model.SessionState.STARTING;
+import static dev.kandev.recovery.workflows.model.SessionState.WAITING_FOR_INPUT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.kandev.recovery.activities.store.Fence;
 import dev.kandev.recovery.activities.store.SessionIdentity;
+import dev.kandev.recovery.activities.store.WorkerPresenceStore;
 import dev.kandev.recovery.activities.testing.TestDatabase;
 import dev.kandev.recovery.workflows.client.ResumeConflictException;
 import dev.kandev.recovery.workflows.client.ResumeHandle;
 import dev.kandev.recovery.workflows.resume.ResumeFailure;
 import dev.kandev.recovery.workflows.resume.ResumeMode;
+import dev.kandev.recovery.workflows.resume.ResumeResult;
 import dev.kandev.recovery.workflows.resume.ResumeStep;
 import io.temporal.client.WorkflowFailedException;
 import io.temporal.failure.CanceledFailure;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.AfterEach;
@@ -99,6 +103,29 @@ class ResumeConcurrencyTest {
     first.cancel();
     awaitEnd(first);
     assertThat(harness.state("s1")).isEqualTo(FAILED);
+  }
+
+  @Test
+  void aResumeOfASessionWhoseAgentRunsOnAnotherLiveWorkerIsRefusedUntilThatWorkerIsGone() throws Exception {
+    String token = harness.establishedSession("s1", WAITING_FOR_INPUT);
+    harness.fixtures.exec("UPDATE executors_running SET worker_instance = 'worker-z', status = 'running'"
+        + " WHERE session_id = ?", "s1");
+    new WorkerPresenceStore(db.dataSource()).beat("worker-z", "test-host");
+    List<String> transitionsBefore = harness.transitions("s1");
+
+    ResumeFailure refused = harness.resumeFailing("s1", ResumeMode.RESUME);
+
+    assertThat(refused.failureType()).isEqualTo("AGENT_ALREADY_RUNNING");
+    assertThat(refused.message()).contains("already runs on worker worker-z");
+    assertThat(refused.recoveryActions()).isEmpty();
+    assertThat(harness.state("s1")).isEqualTo(WAITING_FOR_INPUT);
+    assertThat(harness.transitions("s1")).isEqualTo(transitionsBefore);
+    assertThat(harness.lockHeld("s1")).isFalse();
+
+    harness.fixtures.exec("UPDATE worker_presence SET last_seen_at = now() - interval '2 minutes'");
+    ResumeResult resumed = harness.resume("s1", ResumeMode.RESUME);
+    assertThat(resumed.loaded()).isTrue();
+    assertThat(resumed.providerSessionId()).isEqualTo(token);
   }
 
   private static boolean launching(ResumeHandle resume) {

@@ -19,7 +19,9 @@ import dev.kandev.recovery.workflows.model.SessionState;
 import dev.kandev.recovery.workflows.resume.ResumeContext;
 import dev.kandev.recovery.workflows.resume.ResumeMode;
 import dev.kandev.recovery.workflows.resume.SessionActivities;
+import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -35,11 +37,11 @@ public final class SessionActivitiesImpl implements SessionActivities {
   private final TaskStore tasks;
   private final ObjectMapper json;
   private final Predicate<String> isKnownAgent;
-  private final Predicate<String> isAgentRunning;
+  private final Function<String, Optional<String>> agentRunsOn;
 
   /**
    * @param isKnownAgent whether an agent id has a profile on this worker
-   * @param isAgentRunning whether this worker already runs the agent of a session id
+   * @param agentRunsOn the live worker instance (this one or another) that runs a session's agent
    */
   public SessionActivitiesImpl(
       SessionStore sessions,
@@ -48,14 +50,14 @@ public final class SessionActivitiesImpl implements SessionActivities {
       TaskStore tasks,
       ObjectMapper json,
       Predicate<String> isKnownAgent,
-      Predicate<String> isAgentRunning) {
+      Function<String, Optional<String>> agentRunsOn) {
     this.sessions = sessions;
     this.locks = locks;
     this.identities = identities;
     this.tasks = tasks;
     this.json = json;
     this.isKnownAgent = isKnownAgent;
-    this.isAgentRunning = isAgentRunning;
+    this.agentRunsOn = agentRunsOn;
   }
 
   @Override
@@ -69,9 +71,14 @@ public final class SessionActivitiesImpl implements SessionActivities {
       throw Failures.permanent(Failures.SESSION_NOT_RESUMABLE,
           "session " + sessionId + " is " + session.state() + " and cannot be resumed; create a new session instead");
     }
-    if (session.state() == STARTING || isAgentRunning.test(sessionId)) {
+    if (session.state() == STARTING) {
       throw Failures.permanent(Failures.AGENT_ALREADY_RUNNING,
-          "session " + sessionId + " is " + session.state() + " and its agent is already starting or running");
+          "session " + sessionId + " is STARTING: another resume is launching its agent");
+    }
+    Optional<String> runningOn = agentRunsOn.apply(sessionId);
+    if (runningOn.isPresent()) {
+      throw Failures.permanent(Failures.AGENT_ALREADY_RUNNING,
+          "session " + sessionId + " is " + session.state() + " and its agent already runs on worker " + runningOn.get());
     }
     if (!isKnownAgent.test(session.agentId())) {
       throw Failures.permanent(Failures.AGENT_UNKNOWN,

@@ -3,6 +3,7 @@ package dev.kandev.recovery.activities.store;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -124,6 +125,30 @@ public final class ExecutorsRunningStore {
             select.setString(1, sessionId);
             try (ResultSet rs = select.executeQuery()) {
               return rs.next() ? Optional.of(row(rs)) : Optional.empty();
+            }
+          }
+        });
+  }
+
+  /**
+   * The worker instance, other than {@code workerInstance}, that claims a live agent of the session
+   * and is itself alive (it beat in {@code worker_presence} within {@code goneAfter}); empty if none.
+   */
+  public Optional<String> liveOwnerOtherThan(String sessionId, String workerInstance, Duration goneAfter) {
+    return Sql.inTransaction(
+        dataSource,
+        "find the live owner of the agent of session " + sessionId,
+        c -> {
+          try (PreparedStatement select = c.prepareStatement(
+              "SELECT e.worker_instance FROM executors_running e"
+                  + " JOIN worker_presence p ON p.worker_instance = e.worker_instance"
+                  + " WHERE e.session_id = ? AND e.worker_instance <> ? AND e.status IN ('starting', 'running', 'ready')"
+                  + " AND p.last_seen_at > now() - ? * interval '1 millisecond'")) {
+            select.setString(1, sessionId);
+            select.setString(2, workerInstance);
+            select.setLong(3, goneAfter.toMillis());
+            try (ResultSet rs = select.executeQuery()) {
+              return rs.next() ? Optional.of(rs.getString(1)) : Optional.empty();
             }
           }
         });
