@@ -73,7 +73,7 @@ public final class SessionActivitiesImpl implements SessionActivities {
     }
     if (session.state() == STARTING) {
       throw Failures.permanent(Failures.AGENT_ALREADY_RUNNING,
-          "session " + sessionId + " is STARTING: another resume is launching its agent");
+          "session " + sessionId + " is STARTING: a resume of it is under way");
     }
     Optional<String> runningOn = agentRunsOn.apply(sessionId);
     if (runningOn.isPresent()) {
