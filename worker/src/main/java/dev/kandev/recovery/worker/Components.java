@@ -22,7 +22,6 @@ import dev.kandev.recovery.activities.store.RuntimeJobStore;
 import dev.kandev.recovery.activities.store.SessionIdentityStore;
 import dev.kandev.recovery.activities.store.SessionStore;
 import dev.kandev.recovery.activities.store.TaskStore;
-import dev.kandev.recovery.activities.store.WorkerPresenceStore;
 import dev.kandev.recovery.workflows.resume.ResumeSessionWorkflowImpl;
 import dev.kandev.recovery.workflows.runtime.BuiltInAgents;
 import dev.kandev.recovery.workflows.runtime.RuntimeUpdateWorkflow;
@@ -119,7 +118,7 @@ public final class Components implements AutoCloseable {
   private Optional<String> agentRunsOn(String sessionId) {
     return agentHost.isRunning(sessionId)
         ? Optional.of(settings.workerInstance())
-        : executors.liveOwnerOtherThan(sessionId, settings.workerInstance(), WorkerPresenceStore.GONE_AFTER);
+        : executors.liveOwnerOtherThan(sessionId, settings.workerInstance());
   }
 
   private static Path installCredentialHelper() {

@@ -1,6 +1,7 @@
 package dev.kandev.recovery.worker;
 
 import dev.kandev.recovery.activities.store.Database;
+import dev.kandev.recovery.activities.store.ExecutorsRunningStore;
 import dev.kandev.recovery.activities.store.WorkerPresenceStore;
 import dev.kandev.recovery.workflows.client.ResumeClient;
 import io.temporal.client.WorkflowClient;
@@ -58,7 +59,8 @@ final class RunningWorker {
       StaleStartingRecovery stale = new StaleStartingRecovery(components.sessions, components.locks, resumes);
       List<String> restored = stale.restoreStaleSessions();
       System.out.printf("Stale        %d session(s) left STARTING by an ended resume, restored: %s%n", restored.size(), restored);
-      RestartRecovery lost = new RestartRecovery(database.dataSource(), resumes, settings.host(), settings.workerInstance());
+      RestartRecovery lost = new RestartRecovery(new ExecutorsRunningStore(database.dataSource()), resumes,
+          settings.host(), settings.workerInstance());
       List<String> resumed = lost.resumeLostSessions();
       System.out.printf("Recovery     %d session(s) whose agent was lost on %s: %s%n", resumed.size(), settings.host(), resumed);
       try (Periodic staleCheck = Periodic.every(STALE_STARTING_CHECK, "stale-starting-recovery", stale::restoreStaleSessions);

@@ -5,6 +5,7 @@ import static dev.kandev.recovery.workflows.model.SessionState.RUNNING;
 import static dev.kandev.recovery.workflows.model.SessionState.WAITING_FOR_INPUT;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.kandev.recovery.activities.store.ExecutorsRunningStore;
 import dev.kandev.recovery.activities.store.Fence;
 import dev.kandev.recovery.activities.store.TranscriptEntry;
 import dev.kandev.recovery.activities.store.TranscriptStore;
@@ -139,7 +140,7 @@ class RestartRecoveryTest {
 
   /** The restarted worker: same host, a new instance. */
   private RestartRecovery recovery() {
-    return new RestartRecovery(db.dataSource(), harness.resumes, "test-host", "worker-b");
+    return new RestartRecovery(new ExecutorsRunningStore(db.dataSource()), harness.resumes, "test-host", "worker-b");
   }
 
   private String taskUpdatedAt(String sessionId) {

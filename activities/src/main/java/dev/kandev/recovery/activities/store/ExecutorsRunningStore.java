@@ -3,7 +3,6 @@ package dev.kandev.recovery.activities.store;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -18,6 +17,8 @@ import javax.sql.DataSource;
  */
 public final class ExecutorsRunningStore {
   public static final Set<String> EXIT_STATUSES = Set.of("failed", "stopped", "completed");
+  /** The statuses of a row that claims a live agent process, as an SQL list. */
+  private static final String LIVE_STATUSES = "('starting', 'running', 'ready')";
 
   private final DataSource dataSource;
 
@@ -132,24 +133,43 @@ public final class ExecutorsRunningStore {
 
   /**
    * The worker instance, other than {@code workerInstance}, that claims a live agent of the session
-   * and is itself alive (it beat in {@code worker_presence} within {@code goneAfter}); empty if none.
+   * and is itself alive (it beats in {@code worker_presence}); empty if none.
    */
-  public Optional<String> liveOwnerOtherThan(String sessionId, String workerInstance, Duration goneAfter) {
+  public Optional<String> liveOwnerOtherThan(String sessionId, String workerInstance) {
     return Sql.inTransaction(
         dataSource,
         "find the live owner of the agent of session " + sessionId,
         c -> {
           try (PreparedStatement select = c.prepareStatement(
-              "SELECT e.worker_instance FROM executors_running e"
-                  + " JOIN worker_presence p ON p.worker_instance = e.worker_instance"
-                  + " WHERE e.session_id = ? AND e.worker_instance <> ? AND e.status IN ('starting', 'running', 'ready')"
-                  + " AND p.last_seen_at > now() - ? * interval '1 millisecond'")) {
+              "SELECT e.worker_instance FROM executors_running e WHERE e.session_id = ? AND e.worker_instance <> ?"
+                  + " AND e.status IN " + LIVE_STATUSES + " AND " + WorkerPresenceStore.INSTANCE_ALIVE)) {
             select.setString(1, sessionId);
             select.setString(2, workerInstance);
-            select.setLong(3, goneAfter.toMillis());
-            try (ResultSet rs = select.executeQuery()) {
-              return rs.next() ? Optional.of(rs.getString(1)) : Optional.empty();
-            }
+            return Sql.firstColumn(select).stream().findFirst();
+          }
+        });
+  }
+
+  /**
+   * The sessions that lost their agent with a gone worker instance on {@code host} (not {@code
+   * workerInstance}, the caller): active — WAITING_FOR_INPUT without an error, or RUNNING — with a
+   * stored provider session. Restart recovery resumes them.
+   */
+  public List<String> sessionsLostOn(String host, String workerInstance) {
+    return Sql.inTransaction(
+        dataSource,
+        "list the sessions lost on " + host,
+        c -> {
+          try (PreparedStatement select = c.prepareStatement(
+              "SELECT s.id FROM task_sessions s JOIN executors_running e ON e.session_id = s.id"
+                  + " WHERE s.state IN ('WAITING_FOR_INPUT', 'RUNNING')"
+                  + " AND NOT (s.state = 'WAITING_FOR_INPUT' AND s.error_message <> '')"
+                  + " AND e.resume_token <> '' AND e.status IN " + LIVE_STATUSES
+                  + " AND e.host = ? AND e.worker_instance <> ? AND NOT " + WorkerPresenceStore.INSTANCE_ALIVE
+                  + " ORDER BY s.id")) {
+            select.setString(1, host);
+            select.setString(2, workerInstance);
+            return Sql.firstColumn(select);
           }
         });
   }
@@ -162,7 +182,7 @@ public final class ExecutorsRunningStore {
         c -> {
           try (PreparedStatement select =
               c.prepareStatement(SELECT + " WHERE host = ? AND worker_instance = ?"
-                  + " AND status IN ('starting', 'running', 'ready') ORDER BY session_id")) {
+                  + " AND status IN " + LIVE_STATUSES + " ORDER BY session_id")) {
             select.setString(1, host);
             select.setString(2, workerInstance);
             List<ExecutorRecord> rows = new ArrayList<>();

@@ -10,7 +10,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.EnumSet;
 import java.util.List;
@@ -152,13 +151,7 @@ public final class SessionStore {
     return Sql.inTransaction(dataSource, "list " + state + " sessions", c -> {
       try (PreparedStatement select = c.prepareStatement("SELECT id FROM task_sessions WHERE state = ? ORDER BY id")) {
         select.setString(1, state.name());
-        List<String> ids = new ArrayList<>();
-        try (ResultSet rs = select.executeQuery()) {
-          while (rs.next()) {
-            ids.add(rs.getString(1));
-          }
-        }
-        return ids;
+        return Sql.firstColumn(select);
       }
     });
   }

@@ -1,7 +1,11 @@
 package dev.kandev.recovery.activities.store;
 
 import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
 import javax.sql.DataSource;
 
 /** Runs a unit of JDBC work in one transaction; SQL failures become a (retryable) {@link StoreException}. */
@@ -27,6 +31,17 @@ public final class Sql {
     } catch (SQLException e) {
       throw new StoreException(what + " failed: " + e.getMessage(), e);
     }
+  }
+
+  /** The first column of every row the (bound) query returns. */
+  static List<String> firstColumn(PreparedStatement query) throws SQLException {
+    List<String> values = new ArrayList<>();
+    try (ResultSet rs = query.executeQuery()) {
+      while (rs.next()) {
+        values.add(rs.getString(1));
+      }
+    }
+    return values;
   }
 
   /** The SQL predicate that a fenced write adds; binds the fencing token twice. */

@@ -14,6 +14,10 @@ public final class WorkerPresenceStore {
   public static final Duration BEAT_EVERY = Duration.ofSeconds(15);
   /** An instance that has not beaten for this long (four beats missed) is gone. */
   public static final Duration GONE_AFTER = Duration.ofSeconds(60);
+  /** SQL: the worker instance of the row aliased {@code e} beat within {@link #GONE_AFTER}. */
+  static final String INSTANCE_ALIVE = "EXISTS (SELECT 1 FROM worker_presence p"
+      + " WHERE p.worker_instance = e.worker_instance"
+      + " AND p.last_seen_at > now() - interval '" + GONE_AFTER.toMillis() + " milliseconds')";
   /** Rows this old belong to instances long gone; a beat removes them. */
   private static final String FORGET_AFTER = "1 day";
 
