@@ -7,16 +7,12 @@ import dev.kandev.recovery.workflows.client.ResumeClient;
 import io.temporal.client.WorkflowClient;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Starts the worker, restores and resumes what ended or gone workers left behind, and runs until the
- * JVM stops, beating its presence and repeating those checks.
+ * process is asked to stop, beating its presence and repeating those checks.
  */
 final class RunningWorker {
-  /** How long Ctrl-C / SIGTERM waits for the agents to stop and be recorded as stopped. */
-  private static final long CLEANUP_SECONDS = 30;
   /** How often the worker looks for sessions an ended resume left STARTING (besides at start). */
   private static final Duration STALE_STARTING_CHECK = Duration.ofMinutes(5);
   /** How often the worker looks for sessions whose agents a gone worker on this host ran (besides at start). */
@@ -24,28 +20,8 @@ final class RunningWorker {
 
   private RunningWorker() {}
 
-  static void runUntilStopped(Settings settings, Database database, WorkflowClient client) throws InterruptedException {
-    CountDownLatch stopping = new CountDownLatch(1);
-    CountDownLatch cleanedUp = new CountDownLatch(1);
-    // The JVM halts once its shutdown hooks return: the hook waits for the cleanup below, so the
-    // agents are stopped and recorded (otherwise the next start would take them for lost).
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-      System.out.println("Stopping...");
-      stopping.countDown();
-      try {
-        cleanedUp.await(CLEANUP_SECONDS, TimeUnit.SECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }));
-    try {
-      serve(settings, database, client, stopping);
-    } finally {
-      cleanedUp.countDown();
-    }
-  }
-
-  private static void serve(Settings settings, Database database, WorkflowClient client, CountDownLatch stopping)
+  /** Serves until {@code stop} fires; returns once its agents are stopped and recorded and the worker has stopped. */
+  static void serve(Settings settings, Database database, WorkflowClient client, StopSignal stop)
       throws InterruptedException {
     WorkerPresenceStore presence = new WorkerPresenceStore(database.dataSource());
     presence.beat(settings.workerInstance(), settings.host());
@@ -66,7 +42,7 @@ final class RunningWorker {
       try (Periodic staleCheck = Periodic.every(STALE_STARTING_CHECK, "stale-starting-recovery", stale::restoreStaleSessions);
           Periodic lostCheck = Periodic.every(LOST_AGENTS_CHECK, "lost-agent-recovery", lost::resumeLostSessions)) {
         System.out.println("Ready. Press Ctrl-C to stop.");
-        stopping.await();
+        stop.await();
       }
     } finally {
       leave(presence, settings.workerInstance());

@@ -13,14 +13,15 @@ final class WorkerCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     Settings settings = Settings.fromEnvironment();
-    try (TemporalConnection temporal = TemporalConnection.open(settings)) {
+    try (StopSignal stop = StopSignal.install();
+        TemporalConnection temporal = TemporalConnection.open(settings)) {
       if (settings.registerSearchAttributes()) {
         SearchAttributeRegistrar.register(temporal.service, settings.temporalNamespace());
       }
       try (Database database = Database.open(settings.database()).migrate()) {
         System.out.printf("Worker %s polling %s on %s (namespace %s)%n",
             settings.workerInstance(), settings.taskQueue(), settings.temporalAddress(), settings.temporalNamespace());
-        RunningWorker.runUntilStopped(settings, database, temporal.client);
+        RunningWorker.serve(settings, database, temporal.client, stop);
       }
     }
     return 0;
