@@ -12,6 +12,7 @@ import dev.kandev.recovery.activities.testing.Fixtures;
 import dev.kandev.recovery.activities.testing.TestAgent;
 import dev.kandev.recovery.activities.testing.TestDatabase;
 import dev.kandev.recovery.activities.testing.TestKeys;
+import dev.kandev.recovery.worker.dev.DevTemporalServer;
 import dev.kandev.recovery.workflows.client.ResumeClient;
 import dev.kandev.recovery.workflows.client.ResumeFailedException;
 import dev.kandev.recovery.workflows.client.ResumeHandle;
@@ -28,7 +29,6 @@ import io.temporal.common.WorkflowExecutionHistory;
 import io.temporal.testserver.TestServer;
 import io.temporal.worker.Worker;
 import io.temporal.worker.WorkerFactory;
-import io.temporal.worker.WorkerOptions;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -60,8 +60,8 @@ final class ResumeHarness implements AutoCloseable {
   final Fixtures fixtures;
   final CredentialFixtures credentials;
   final FakeGitHubServer github;
-  /** The Temporal test server, reached over real gRPC on a loopback port, like a real server. */
-  private final TestServer.PortBoundTestServer server;
+  /** The Temporal server, reached over real gRPC on a loopback port: the SDK's test server, or a real one. */
+  private final AutoCloseable server;
   private final TemporalConnection clientConnection;
   final WorkflowClient client;
   final ResumeClient resumes;
@@ -87,7 +87,11 @@ final class ResumeHarness implements AutoCloseable {
     this(db, tempDir, decorate, false);
   }
 
-  /** A harness whose worker a test may kill and replace ({@link #replaceWorker(String)}). */
+  /**
+   * A harness on a real Temporal server (the CLI's dev server) whose worker a test may kill and
+   * replace ({@link #replaceWorker(String)}): a real server hands a dead worker's sticky workflow
+   * task back to the normal queue, which the SDK's test server never does.
+   */
   static ResumeHarness withReplaceableWorker(TestDatabase db, Path tempDir, UnaryOperator<Object> decorate) {
     return new ResumeHarness(db, tempDir, decorate, true);
   }
@@ -117,9 +121,15 @@ final class ResumeHarness implements AutoCloseable {
     this.agents = AgentProfiles.of(new AgentProfile(TestAgent.AGENT_ID,
         List.of("node", TestAgent.script().toString(), "--mode-file=" + modeFile),
         Map.of("KANDEV_TEST_AGENT_STATE_DIR", agentState.toString()), null));
-    int port = freePort();
-    this.server = TestServer.createPortBoundServer(port, false);
-    this.target = "127.0.0.1:" + port;
+    if (replaceableWorker) {
+      DevTemporalServer real = RealTemporalServer.start(tempDir.resolve("temporal"));
+      this.server = real;
+      this.target = real.address();
+    } else {
+      int port = RealTemporalServer.freePort();
+      this.server = TestServer.createPortBoundServer(port, false);
+      this.target = "127.0.0.1:" + port;
+    }
     this.clientConnection = TemporalConnection.open(target, "default", "test-client");
     SearchAttributeRegistrar.register(clientConnection.service, "default");
     this.client = clientConnection.client;
@@ -158,14 +168,7 @@ final class ResumeHarness implements AutoCloseable {
       this.components = new Components(Settings.fromEnvironment(own), db.database(), BuiltInAgents.KANDEV, agents);
       this.connection = TemporalConnection.open(target, "default", instance);
       this.factory = WorkerFactory.newInstance(connection.client);
-      // The test server has no schedule-to-start timeout on a worker's sticky queue (a real server
-      // hands the workflow task back to the normal queue after 5 s), so a workflow task meant for a
-      // dead worker would wait there forever. Without sticky dispatch every workflow task goes
-      // through the normal queue, as it does on a real server once a worker is gone.
-      WorkerOptions options = replaceableWorker
-          ? WorkerOptions.newBuilder().setStickyQueueScheduleToStartTimeout(Duration.ZERO).build()
-          : WorkerOptions.getDefaultInstance();
-      Worker queueWorker = factory.newWorker(QUEUE, options);
+      Worker queueWorker = factory.newWorker(QUEUE);
       components.registerWorkflows(queueWorker);
       queueWorker.registerActivitiesImplementations(components.activities().stream().map(decorate).toArray());
       factory.start();
@@ -197,14 +200,6 @@ final class ResumeHarness implements AutoCloseable {
   /** A task in {@link #WORKSPACE} with one session of the test agent, in {@code state}, never launched. */
   void newSession(String sessionId, SessionState state) {
     fixtures.task(taskOf(sessionId), WORKSPACE, "REVIEW").session(sessionId, taskOf(sessionId), TestAgent.AGENT_ID, state, "{}");
-  }
-
-  private static int freePort() {
-    try (java.net.ServerSocket socket = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-      return socket.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
   }
 
   static String taskOf(String sessionId) {
@@ -337,7 +332,12 @@ final class ResumeHarness implements AutoCloseable {
   private void shutdown() {
     worker.stop();
     clientConnection.close();
-    server.close();
-    github.close();
+    try {
+      server.close();
+    } catch (Exception e) {
+      throw new IllegalStateException("could not stop the Temporal server", e);
+    } finally {
+      github.close();
+    }
   }
 }

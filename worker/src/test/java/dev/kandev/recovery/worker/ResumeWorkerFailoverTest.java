@@ -28,7 +28,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * A worker that dies mid-saga, after the session was moved to STARTING: another worker on the same
  * task queue takes the workflow over, and the session ends settled or restored — never STARTING,
- * never with a lost token, a live lease of a failed attempt or a held lock.
+ * never with a lost token, a live lease of a failed attempt or a held lock. On a real Temporal
+ * server with the SDK's default worker options (sticky dispatch included).
  */
 class ResumeWorkerFailoverTest {
   @RegisterExtension final TestDatabase db = new TestDatabase();
@@ -66,7 +67,7 @@ class ResumeWorkerFailoverTest {
 
     Components replacement = harness.replaceWorker("worker-b");
     ResumeResult result = resume.await(Duration.ofMinutes(2));
-    RecordedHistories.recordIfAsked(harness.history("s1"), "resume-worker-died-after-starting");
+    RecordedHistories.recordIfAsked(harness.history("s1"), "real-server-resume-worker-died-after-starting");
 
     assertThat(result.finalState()).isEqualTo(WAITING_FOR_INPUT);
     assertThat(result.loaded()).isTrue();
@@ -95,7 +96,7 @@ class ResumeWorkerFailoverTest {
     harness.replaceWorker("worker-b");
     harness.agentMode("normal"); // the dead worker's agent may now finish its handshake: nobody wants it
     ResumeFailure failure = awaitFailure(resume);
-    RecordedHistories.recordIfAsked(harness.history("s1"), "resume-worker-died-during-launch");
+    RecordedHistories.recordIfAsked(harness.history("s1"), "real-server-resume-worker-died-during-launch");
 
     // The launch is never retried by itself (its heartbeat stopped with the worker): the session
     // is back where it was, and the user's next Resume loads the same provider session.
