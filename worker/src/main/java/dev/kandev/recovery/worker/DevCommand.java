@@ -50,7 +50,7 @@ final class DevCommand implements Callable<Integer> {
       System.out.printf("Temporal     %s (%s, namespace %s)%n", temporal.address, temporal.description, settings.temporalNamespace());
       temporal.webUi.ifPresent(ui -> System.out.printf("Web UI       %s%n", ui));
       System.out.printf("Worker       task queue %s, instance %s%n", settings.taskQueue(), settings.workerInstance());
-      RunningWorker.serve(settings, database, connection.client, stop);
+      RunningWorker.serve(settings, database, connection.client, stop, "dev");
     } catch (DevServerException e) {
       System.err.println("dev: " + e.getMessage());
       return 1;
@@ -60,6 +60,10 @@ final class DevCommand implements Callable<Integer> {
 
   /** The Temporal server dev works with: one that runs already, the CLI's dev server, or the in-memory fallback. */
   private Temporal temporal(Settings settings, DevSettings dev) {
+    Predecessor.read(settings.pidFile("dev")).filter(Predecessor::isAlive).ifPresent(other -> {
+      throw new DevServerException("another kandev-recovery (pid " + other.pid() + ", worker " + other.workerInstance()
+          + ") runs dev with the state folder " + settings.stateDir() + ": stop it, or give this one another KANDEV_STATE_DIR");
+    });
     Optional<String> existing = Optional.ofNullable(temporalAddress).or(dev::existingServer);
     if (existing.isPresent()) {
       return new Temporal(existing.get(), "an existing server", Optional.empty(), () -> {});
@@ -71,9 +75,9 @@ final class DevCommand implements Callable<Integer> {
       throw new DevServerException("KANDEV_TEMPORAL_CLI=" + dev.temporalCli().get() + " is not an executable file");
     }
     if (cli.isPresent()) {
-      DevTemporalServer server = DevTemporalServer.start(cli.get(), dev.stateDir(), port, ui);
+      DevTemporalServer server = DevTemporalServer.start(cli.get(), settings.stateDir(), port, ui);
       String how = (server.reused() ? "reused the dev server a previous dev left running" : "Temporal dev server")
-          + ", pid " + server.pid() + ", state " + dev.stateDir() + ", log " + server.log();
+          + ", pid " + server.pid() + ", state " + settings.stateDir() + ", log " + server.log();
       return new Temporal(server.address(), how, Optional.of(server.webUi()), server);
     }
     System.out.println("Temporal     no Temporal CLI found: using the SDK's in-memory test server instead, which is"

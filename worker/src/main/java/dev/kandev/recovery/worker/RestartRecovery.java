@@ -14,7 +14,8 @@ import org.slf4j.LoggerFactory;
  * session, are resumed automatically — each through the normal {@code ResumeSessionWorkflow}, so a
  * repeated run attaches instead of doubling. An instance is gone once it stopped beating in {@code
  * worker_presence}; another live worker on the same host keeps its sessions. Sessions in the
- * error-recovery state (WAITING_FOR_INPUT with an error) wait for the user.
+ * error-recovery state (WAITING_FOR_INPUT with an error) wait for the user. The rows of the other
+ * agents a gone instance ran stop claiming a live process.
  */
 final class RestartRecovery {
   private static final Logger log = LoggerFactory.getLogger(RestartRecovery.class);
@@ -41,6 +42,10 @@ final class RestartRecovery {
       } catch (RuntimeException e) {
         log.warn("restart recovery: could not start the resume of session {}: {}", sessionId, e.getMessage());
       }
+    }
+    List<String> lost = executors.markLostWithGoneWorkers(host, instance);
+    if (!lost.isEmpty()) {
+      log.info("restart recovery: the agents of sessions {} went with their gone worker; recorded as failed", lost);
     }
     return sessionIds;
   }

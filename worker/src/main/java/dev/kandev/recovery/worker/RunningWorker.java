@@ -5,6 +5,7 @@ import dev.kandev.recovery.activities.store.ExecutorsRunningStore;
 import dev.kandev.recovery.activities.store.WorkerPresenceStore;
 import dev.kandev.recovery.workflows.client.ResumeClient;
 import io.temporal.client.WorkflowClient;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 
@@ -20,11 +21,12 @@ final class RunningWorker {
 
   private RunningWorker() {}
 
-  /** Serves until {@code stop} fires; returns once its agents are stopped and recorded and the worker has stopped. */
-  static void serve(Settings settings, Database database, WorkflowClient client, StopSignal stop)
+  /** Serves until {@code stop} fires ({@code command}: {@code dev} or {@code worker}, whose predecessor it looks for); returns once its agents are stopped and recorded and the worker has stopped. */
+  static void serve(Settings settings, Database database, WorkflowClient client, StopSignal stop, String command)
       throws InterruptedException {
     WorkerPresenceStore presence = new WorkerPresenceStore(database.dataSource());
     presence.beat(settings.workerInstance(), settings.host());
+    takeOverFromPredecessor(settings, presence, command);
     ResumeClient resumes = new ResumeClient(client, settings.taskQueue());
     try (Periodic beating = Periodic.every(WorkerPresenceStore.BEAT_EVERY, "worker-presence",
             () -> presence.beat(settings.workerInstance(), settings.host()));
@@ -38,7 +40,9 @@ final class RunningWorker {
       RestartRecovery lost = new RestartRecovery(new ExecutorsRunningStore(database.dataSource()), resumes,
           settings.host(), settings.workerInstance());
       List<String> resumed = lost.resumeLostSessions();
-      System.out.printf("Recovery     %d session(s) whose agent was lost on %s: %s%n", resumed.size(), settings.host(), resumed);
+      System.out.printf("Recovery     %d session(s) whose agent was lost on %s: %s; looks again every %d s (a worker"
+          + " that stops beating counts as gone %d s after its last beat)%n", resumed.size(), settings.host(), resumed,
+          LOST_AGENTS_CHECK.toSeconds(), WorkerPresenceStore.GONE_AFTER.toSeconds());
       try (Periodic staleCheck = Periodic.every(STALE_STARTING_CHECK, "stale-starting-recovery", stale::restoreStaleSessions);
           Periodic lostCheck = Periodic.every(LOST_AGENTS_CHECK, "lost-agent-recovery", lost::resumeLostSessions)) {
         System.out.println("Ready. Press Ctrl-C to stop.");
@@ -47,6 +51,22 @@ final class RunningWorker {
     } finally {
       leave(presence, settings.workerInstance());
     }
+  }
+
+  /**
+   * The process of the same command that ran before with this state folder on this host: if its process is gone (killed,
+   * crashed), it is gone for restart recovery too, at once rather than a minute after its last beat.
+   */
+  private static void takeOverFromPredecessor(Settings settings, WorkerPresenceStore presence, String command) {
+    Path file = settings.pidFile(command);
+    Predecessor.read(file)
+        .filter(p -> p.host().equals(settings.host()) && !p.workerInstance().equals(settings.workerInstance()))
+        .filter(p -> !p.isAlive())
+        .ifPresent(p -> {
+          presence.leave(p.workerInstance());
+          System.out.printf("Predecessor  %s (pid %d) is gone: what it left is recovered now%n", p.workerInstance(), p.pid());
+        });
+    Predecessor.record(file, settings.workerInstance(), settings.host());
   }
 
   /** After its agents were stopped and recorded: this instance is no longer alive. */

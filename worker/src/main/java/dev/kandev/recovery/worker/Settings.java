@@ -26,6 +26,8 @@ import java.util.UUID;
  * @param agentsFile JSON agent profiles added to (or replacing) the built-in npm agents; null: none
  * @param credentialBrokerPort loopback port of the git credential redemption endpoint; 0: any free
  * @param agentReapInterval how often the worker looks for agents of its own that no session wants
+ * @param stateDir where this process keeps what outlives it: its predecessor file, and for {@code dev}
+ *     the Temporal dev server's database file and log
  */
 public record Settings(
     DatabaseSettings database,
@@ -42,7 +44,8 @@ public record Settings(
     Optional<GitHubAppSettings> gitHubApp,
     int credentialBrokerPort,
     Duration resumeLockTtl,
-    Duration agentReapInterval) {
+    Duration agentReapInterval,
+    Path stateDir) {
 
   public static Settings fromEnvironment(Map<String, String> env) {
     AcpTimeouts timeouts = AcpTimeouts.defaults()
@@ -71,7 +74,8 @@ public record Settings(
         GitHubAppSettings.fromEnvironment(env),
         integer(env, "KANDEV_CREDENTIAL_BROKER_PORT", 0),
         Duration.ofMinutes(integer(env, "KANDEV_RESUME_LOCK_TTL_MINUTES", 15)),
-        positiveSeconds(env, "KANDEV_AGENT_REAP_INTERVAL_SECONDS", 30));
+        positiveSeconds(env, "KANDEV_AGENT_REAP_INTERVAL_SECONDS", 30),
+        stateDir(env));
   }
 
   public static Settings fromEnvironment() {
@@ -82,7 +86,12 @@ public record Settings(
   public Settings withNpm(NpmSettings other) {
     return new Settings(database, temporalAddress, temporalNamespace, taskQueue, host, workerInstance,
         registerSearchAttributes, other, agentsFile, acpTimeouts, permissionPolicy, gitHubApp, credentialBrokerPort,
-        resumeLockTtl, agentReapInterval);
+        resumeLockTtl, agentReapInterval, stateDir);
+  }
+
+  /** Where the process of {@code command} ({@code dev}, {@code worker}) records itself for its successor. */
+  public Path pidFile(String command) {
+    return stateDir.resolve(command + ".pid");
   }
 
   /** The port part of {@link #temporalAddress()}. */
@@ -92,6 +101,17 @@ public record Settings(
       throw new IllegalArgumentException("TEMPORAL_ADDRESS '" + temporalAddress + "' must be host:port");
     }
     return Integer.parseInt(temporalAddress.substring(colon + 1));
+  }
+
+  /** {@code KANDEV_STATE_DIR}, else {@code $XDG_STATE_HOME/kandev-recovery}, else {@code ~/.local/state/kandev-recovery}. */
+  private static Path stateDir(Map<String, String> env) {
+    String explicit = env.get("KANDEV_STATE_DIR");
+    if (explicit != null && !explicit.isBlank()) {
+      return Path.of(explicit.trim());
+    }
+    String xdg = env.get("XDG_STATE_HOME");
+    Path base = xdg != null && !xdg.isBlank() ? Path.of(xdg.trim()) : Path.of(System.getProperty("user.home"), ".local", "state");
+    return base.resolve("kandev-recovery");
   }
 
   private static int integer(Map<String, String> env, String name, int fallback) {

@@ -18,6 +18,9 @@ final class StopSignal implements AutoCloseable {
   static StopSignal install() {
     StopSignal signal = new StopSignal();
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      if (signal.closed.getCount() == 0) {
+        return; // the process ended by itself
+      }
       System.out.println("Stopping...");
       signal.stopping.countDown();
       try {

@@ -21,7 +21,7 @@ final class WorkerCommand implements Callable<Integer> {
       try (Database database = Database.open(settings.database()).migrate()) {
         System.out.printf("Worker %s polling %s on %s (namespace %s)%n",
             settings.workerInstance(), settings.taskQueue(), settings.temporalAddress(), settings.temporalNamespace());
-        RunningWorker.serve(settings, database, temporal.client, stop);
+        RunningWorker.serve(settings, database, temporal.client, stop, "worker");
       }
     }
     return 0;

@@ -14,6 +14,7 @@ import dev.kandev.recovery.activities.store.SessionStore;
 import dev.kandev.recovery.activities.store.StaleFenceException;
 import dev.kandev.recovery.activities.store.TaskStore;
 import dev.kandev.recovery.activities.store.TransitionResult;
+import dev.kandev.recovery.activities.store.WorkerPresenceStore;
 import dev.kandev.recovery.workflows.model.GitCredentialSnapshot;
 import dev.kandev.recovery.workflows.model.SessionState;
 import dev.kandev.recovery.workflows.resume.ResumeContext;
@@ -78,7 +79,9 @@ public final class SessionActivitiesImpl implements SessionActivities {
     Optional<String> runningOn = agentRunsOn.apply(sessionId);
     if (runningOn.isPresent()) {
       throw Failures.permanent(Failures.AGENT_ALREADY_RUNNING,
-          "session " + sessionId + " is " + session.state() + " and its agent already runs on worker " + runningOn.get());
+          "session " + sessionId + " is " + session.state() + " and its agent already runs on worker " + runningOn.get()
+              + " (if that worker died, it counts as gone " + WorkerPresenceStore.GONE_AFTER.toSeconds()
+              + " s after its last beat: Resume again then)");
     }
     if (!isKnownAgent.test(session.agentId())) {
       throw Failures.permanent(Failures.AGENT_UNKNOWN,

@@ -19,6 +19,12 @@ public final class ExecutorsRunningStore {
   public static final Set<String> EXIT_STATUSES = Set.of("failed", "stopped", "completed");
   /** The statuses of a row that claims a live agent process, as an SQL list. */
   private static final String LIVE_STATUSES = "('starting', 'running', 'ready')";
+  /** SQL: row {@code e} claims a live agent of a gone instance on host {@code ?} other than {@code ?}. */
+  private static final String CLAIMED_BY_GONE_INSTANCE_ON_HOST = "e.status IN " + LIVE_STATUSES
+      + " AND e.host = ? AND e.worker_instance <> ? AND NOT " + WorkerPresenceStore.INSTANCE_ALIVE;
+  /** SQL: session {@code s} of row {@code e} was active, with a stored provider session: restart recovery resumes it. */
+  private static final String RESUMED_AFTER_LOSS = "s.state IN ('WAITING_FOR_INPUT', 'RUNNING')"
+      + " AND NOT (s.state = 'WAITING_FOR_INPUT' AND s.error_message <> '') AND e.resume_token <> ''";
 
   private final DataSource dataSource;
 
@@ -162,14 +168,32 @@ public final class ExecutorsRunningStore {
         c -> {
           try (PreparedStatement select = c.prepareStatement(
               "SELECT s.id FROM task_sessions s JOIN executors_running e ON e.session_id = s.id"
-                  + " WHERE s.state IN ('WAITING_FOR_INPUT', 'RUNNING')"
-                  + " AND NOT (s.state = 'WAITING_FOR_INPUT' AND s.error_message <> '')"
-                  + " AND e.resume_token <> '' AND e.status IN " + LIVE_STATUSES
-                  + " AND e.host = ? AND e.worker_instance <> ? AND NOT " + WorkerPresenceStore.INSTANCE_ALIVE
-                  + " ORDER BY s.id")) {
+                  + " WHERE " + RESUMED_AFTER_LOSS + " AND " + CLAIMED_BY_GONE_INSTANCE_ON_HOST + " ORDER BY s.id")) {
             select.setString(1, host);
             select.setString(2, workerInstance);
             return Sql.firstColumn(select);
+          }
+        });
+  }
+
+  /**
+   * The agents that went with a gone worker instance on {@code host} (not {@code workerInstance},
+   * the caller) and that restart recovery does not resume (see {@link #sessionsLostOn}): their rows
+   * stop claiming a live process. Returns their session ids.
+   */
+  public List<String> markLostWithGoneWorkers(String host, String workerInstance) {
+    return Sql.inTransaction(
+        dataSource,
+        "mark the agents lost with gone workers on " + host,
+        c -> {
+          try (PreparedStatement update = c.prepareStatement(
+              "UPDATE executors_running e SET status = 'failed', pid = NULL, updated_at = now(),"
+                  + " error_message = 'agent lost with its worker instance ' || e.worker_instance || ', which is gone'"
+                  + " FROM task_sessions s WHERE s.id = e.session_id AND NOT (" + RESUMED_AFTER_LOSS + ")"
+                  + " AND " + CLAIMED_BY_GONE_INSTANCE_ON_HOST + " RETURNING e.session_id")) {
+            update.setString(1, host);
+            update.setString(2, workerInstance);
+            return Sql.firstColumn(update);
           }
         });
   }
