@@ -11,7 +11,6 @@ import dev.kandev.recovery.activities.testing.FakeGitHubServer;
 import dev.kandev.recovery.activities.testing.Fixtures;
 import dev.kandev.recovery.activities.testing.TestAgent;
 import dev.kandev.recovery.activities.testing.TestDatabase;
-import dev.kandev.recovery.activities.testing.TestKeys;
 import dev.kandev.recovery.worker.dev.DevTemporalServer;
 import dev.kandev.recovery.workflows.client.ResumeClient;
 import dev.kandev.recovery.workflows.client.ResumeFailedException;
@@ -33,7 +32,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.interfaces.RSAPublicKey;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -52,13 +50,12 @@ import java.util.function.UnaryOperator;
  */
 final class ResumeHarness implements AutoCloseable {
   static final String QUEUE = "kandev-recovery-test";
-  static final String APP_ID = "4242";
-  static final long INSTALLATION = 77;
   static final String WORKSPACE = "ws-1";
 
   final TestDatabase db;
   final Fixtures fixtures;
   final CredentialFixtures credentials;
+  private final GitHubAppStandIn gitHubApp;
   final FakeGitHubServer github;
   /** The Temporal server, reached over real gRPC on a loopback port: the SDK's test server, or a real one. */
   private final AutoCloseable server;
@@ -76,7 +73,6 @@ final class ResumeHarness implements AutoCloseable {
   private final boolean replaceableWorker;
   private final Set<String> startedSessions = new LinkedHashSet<>();
   private final List<String> knownSecrets = new ArrayList<>();
-  private final String privateKeyLine;
 
   ResumeHarness(TestDatabase db, Path tempDir) {
     this(db, tempDir, UnaryOperator.identity());
@@ -104,20 +100,15 @@ final class ResumeHarness implements AutoCloseable {
     this.agentState = tempDir.resolve("agent-state");
     this.modeFile = tempDir.resolve("agent-mode");
     agentMode("normal");
-    var keys = TestKeys.appKeyPair();
-    this.github = new FakeGitHubServer((RSAPublicKey) keys.getPublic(), APP_ID, INSTALLATION,
-        Set.of("widgets"), Map.of("contents", "write", "metadata", "read"));
+    this.gitHubApp = new GitHubAppStandIn();
+    this.github = gitHubApp.server;
     this.decorate = decorate;
     environment.put("KANDEV_DB_SCHEMA", db.database().schema());
     environment.put("KANDEV_HOST", "test-host");
     environment.put("KANDEV_ACP_INITIALIZE_TIMEOUT_SECONDS", "20");
     environment.put("KANDEV_ACP_SESSION_LOAD_TIMEOUT_SECONDS", "20");
     environment.put("KANDEV_AGENT_REAP_INTERVAL_SECONDS", "1");
-    environment.put("KANDEV_GITHUB_APP_ID", APP_ID);
-    String pem = TestKeys.pkcs1Pem(keys.getPrivate());
-    this.privateKeyLine = pem.lines().skip(3).findFirst().orElseThrow();
-    environment.put("KANDEV_GITHUB_APP_PRIVATE_KEY", pem);
-    environment.put("KANDEV_GITHUB_API_BASE", github.apiBase().toString());
+    environment.putAll(gitHubApp.environment());
     this.agents = AgentProfiles.of(new AgentProfile(TestAgent.AGENT_ID,
         List.of("node", TestAgent.script().toString(), "--mode-file=" + modeFile),
         Map.of("KANDEV_TEST_AGENT_STATE_DIR", agentState.toString()), null));
@@ -224,15 +215,11 @@ final class ResumeHarness implements AutoCloseable {
 
   /** Links acme/widgets to the session's task and selects the workspace's credential policy. */
   void gitHubBacked(String sessionId, String policy) {
-    credentials.repository("repo-widgets", WORKSPACE, "github.com", "acme", "widgets")
-        .link(taskOf(sessionId), "repo-widgets", 0);
-    selectPolicy(policy);
+    GitHubAppStandIn.backTask(credentials, WORKSPACE, taskOf(sessionId), policy);
   }
 
   void selectPolicy(String policy) {
-    fixtures.exec("DELETE FROM workspace_credential_policies WHERE workspace_id = ?", WORKSPACE);
-    credentials.workspacePolicy(WORKSPACE, policy, "github_app".equals(policy) ? INSTALLATION : null,
-        "{\"contents\":\"write\"}");
+    GitHubAppStandIn.selectPolicy(credentials, WORKSPACE, policy);
   }
 
   ResumeResult resume(String sessionId, ResumeMode mode) throws TimeoutException {
@@ -274,7 +261,7 @@ final class ResumeHarness implements AutoCloseable {
   void assertNoSecretsInHistories() {
     List<String> secrets = new ArrayList<>(knownSecrets);
     github.issued().forEach(t -> secrets.add(t.token()));
-    secrets.add(privateKeyLine);
+    secrets.add(gitHubApp.privateKeyLine);
     for (String sessionId : startedSessions) {
       HistorySecrets.assertNoSecrets(client, ResumeRequest.workflowId(sessionId), secrets);
     }
@@ -337,7 +324,7 @@ final class ResumeHarness implements AutoCloseable {
     } catch (Exception e) {
       throw new IllegalStateException("could not stop the Temporal server", e);
     } finally {
-      github.close();
+      gitHubApp.close();
     }
   }
 }

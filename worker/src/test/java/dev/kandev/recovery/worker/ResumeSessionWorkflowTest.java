@@ -142,7 +142,7 @@ class ResumeSessionWorkflowTest {
     JsonNode atLaunch = snapshot(snapshotsAtLaunch.get(0));
     assertThat(atLaunch.path("policy").asText()).isEqualTo("github_app");
     assertThat(atLaunch.path("source").asText()).isEqualTo("workspace");
-    assertThat(atLaunch.path("installationId").asLong()).isEqualTo(ResumeHarness.INSTALLATION);
+    assertThat(atLaunch.path("installationId").asLong()).isEqualTo(GitHubAppStandIn.INSTALLATION);
     assertThat(atLaunch.path("leaseId").asText()).startsWith("lease-");
     assertThat(snapshot(harness.snapshotJson("s1"))).isEqualTo(atLaunch);
   }

@@ -1,0 +1,285 @@
+package dev.kandev.recovery.worker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.kandev.recovery.activities.json.Json;
+import dev.kandev.recovery.activities.store.ExecutorRecord;
+import dev.kandev.recovery.activities.store.ExecutorsRunningStore;
+import dev.kandev.recovery.activities.store.Fence;
+import dev.kandev.recovery.activities.store.SessionIdentity;
+import dev.kandev.recovery.activities.store.SessionIdentityStore;
+import dev.kandev.recovery.activities.store.SessionStore;
+import dev.kandev.recovery.activities.store.WorkerPresenceStore;
+import dev.kandev.recovery.activities.testing.CredentialFixtures;
+import dev.kandev.recovery.activities.testing.Fixtures;
+import dev.kandev.recovery.activities.testing.TestAgent;
+import dev.kandev.recovery.activities.testing.TestDatabase;
+import dev.kandev.recovery.workflows.client.ResumeClient;
+import dev.kandev.recovery.workflows.client.ResumeFailedException;
+import dev.kandev.recovery.workflows.client.ResumeHandle;
+import dev.kandev.recovery.workflows.model.SessionState;
+import dev.kandev.recovery.workflows.resume.ResumeFailure;
+import dev.kandev.recovery.workflows.resume.ResumeMode;
+import dev.kandev.recovery.workflows.resume.ResumeRequest;
+import dev.kandev.recovery.workflows.resume.ResumeResult;
+import io.temporal.api.enums.v1.PendingActivityState;
+import io.temporal.api.workflow.v1.PendingActivityInfo;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowStub;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * kandev-recovery as users run it, for black-box tests: {@code dev} (the real Temporal dev server
+ * with the worker) and {@code worker} processes of the packaged jar, one PostgreSQL schema, the
+ * project's test agent, and a GitHub App stand-in. The test starts resumes through the public
+ * client and reads the database to check the outcome.
+ */
+final class RecoveryCluster implements AutoCloseable {
+  static final String HOST = "it-host";
+  static final String WORKSPACE = "ws-1";
+
+  final Fixtures fixtures;
+  final CredentialFixtures credentials;
+  final GitHubAppStandIn gitHubApp = new GitHubAppStandIn();
+  final int temporalPort = RealTemporalServer.freePort();
+  final int uiPort = RealTemporalServer.freePort();
+  private final TestDatabase db;
+  private final Path dir;
+  private final Path modeFile;
+  private final Path agentsFile;
+  private final Map<String, KandevProcess> processes = new LinkedHashMap<>();
+  private final List<KandevProcess> ended = new ArrayList<>();
+  private TemporalConnection connection;
+
+  RecoveryCluster(TestDatabase db, Path dir) {
+    this.db = db;
+    this.dir = dir;
+    this.fixtures = db.fixtures();
+    this.credentials = new CredentialFixtures(fixtures);
+    this.modeFile = dir.resolve("agent-mode");
+    this.agentsFile = dir.resolve("agents.json");
+    agentMode("normal");
+    writeAgentsFile();
+  }
+
+  /** Starts {@code dev} (server and worker) as worker instance {@code instance}; returns once it is ready. */
+  KandevProcess dev(String instance) {
+    return started(instance, KandevProcess.start(instance, environment(instance), dir.resolve("logs"),
+        "dev", "--temporal-port", Integer.toString(temporalPort), "--ui-port", Integer.toString(uiPort)));
+  }
+
+  /** Starts a {@code worker} process against the dev server; returns once it is ready. */
+  KandevProcess worker(String instance) {
+    Map<String, String> env = new HashMap<>(environment(instance));
+    env.put("TEMPORAL_ADDRESS", temporalAddress());
+    return started(instance, KandevProcess.start(instance, env, dir.resolve("logs"), "worker"));
+  }
+
+  /** Adds a process this cluster stops at its end, once it is ready. */
+  KandevProcess started(String instance, KandevProcess process) {
+    processes.put(instance, process);
+    return process.awaitOutput("Ready.", Duration.ofMinutes(2));
+  }
+
+  /** Every setting the processes of this cluster share, and the worker instance of one. */
+  Map<String, String> environment(String instance) {
+    Map<String, String> env = new HashMap<>(gitHubApp.environment());
+    env.put("KANDEV_DB_URL", TestDatabase.URL);
+    env.put("KANDEV_DB_USER", TestDatabase.USER);
+    env.put("KANDEV_DB_SCHEMA", db.database().schema());
+    env.put("KANDEV_STATE_DIR", stateDir().toString());
+    env.put("KANDEV_AGENTS_FILE", agentsFile.toString());
+    env.put("KANDEV_HOST", HOST);
+    env.put("KANDEV_WORKER_INSTANCE", instance);
+    env.put("KANDEV_AGENT_REAP_INTERVAL_SECONDS", "1");
+    env.put("KANDEV_ACP_INITIALIZE_TIMEOUT_SECONDS", "120");
+    return env;
+  }
+
+  /** The settings of a CLI command against this cluster. */
+  Map<String, String> cliEnvironment() {
+    Map<String, String> env = environment("cli");
+    env.put("TEMPORAL_ADDRESS", temporalAddress());
+    return env;
+  }
+
+  Path stateDir() {
+    return dir.resolve("state");
+  }
+
+  Path logDir() {
+    return dir.resolve("logs");
+  }
+
+  String temporalAddress() {
+    return "127.0.0.1:" + temporalPort;
+  }
+
+  KandevProcess process(String instance) {
+    return Optional.ofNullable(processes.get(instance)).orElseThrow(() -> new IllegalArgumentException("no process " + instance));
+  }
+
+  /** {@code kill -9} of the process that is worker instance {@code instance}. */
+  void kill(String instance) {
+    KandevProcess process = process(instance);
+    process.kill();
+    ended.add(processes.remove(instance));
+  }
+
+  WorkflowClient client() {
+    if (connection == null) {
+      connection = TemporalConnection.open(temporalAddress(), "default", "it-client");
+    }
+    return connection.client;
+  }
+
+  ResumeClient resumes() {
+    return new ResumeClient(client(), "kandev-recovery");
+  }
+
+  ResumeHandle start(String sessionId, ResumeMode mode) {
+    return resumes().start(new ResumeRequest(sessionId, mode, "user", "it"));
+  }
+
+  /** The mode the next agent process starts in ({@code hold-initialize} holds it in ACP initialize). */
+  void agentMode(String mode) {
+    try {
+      Files.writeString(modeFile, mode);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** A task with one session of the test agent, in {@code state}, never launched. */
+  void newSession(String sessionId, SessionState state) {
+    fixtures.task(taskOf(sessionId), WORKSPACE, "REVIEW").session(sessionId, taskOf(sessionId), TestAgent.AGENT_ID, state, "{}");
+  }
+
+  static String taskOf(String sessionId) {
+    return "t-" + sessionId;
+  }
+
+  /**
+   * A session whose agent created its provider session, then failed: FAILED, its agent stopped
+   * (by the worker's reaper), its token stored. Returns the token.
+   */
+  String failedSessionWithToken(String sessionId) throws TimeoutException {
+    newSession(sessionId, SessionState.CREATED);
+    String token = start(sessionId, ResumeMode.START_FRESH).await(Duration.ofMinutes(2)).providerSessionId();
+    var moved = sessions().transition(sessionId, Set.of(SessionState.WAITING_FOR_INPUT), SessionState.FAILED,
+        "test setup", "agent process exited", Fence.none());
+    assertThat(moved.won()).isTrue();
+    Await.until(() -> executor(sessionId).map(e -> !e.claimsLiveProcess()).orElse(false), Duration.ofSeconds(30),
+        "the worker to stop the agent of the failed session");
+    return token;
+  }
+
+  /** Links acme/widgets to the session's task and selects the workspace's credential policy. */
+  void gitHubBacked(String sessionId, String policy) {
+    GitHubAppStandIn.backTask(credentials, WORKSPACE, taskOf(sessionId), policy);
+  }
+
+  SessionStore sessions() {
+    return new SessionStore(db.dataSource(), Json.mapper());
+  }
+
+  SessionState state(String sessionId) {
+    return sessions().get(sessionId).state();
+  }
+
+  SessionIdentity identity(String sessionId) {
+    return new SessionIdentityStore(db.dataSource()).read(sessionId);
+  }
+
+  Optional<ExecutorRecord> executor(String sessionId) {
+    return new ExecutorsRunningStore(db.dataSource()).find(sessionId);
+  }
+
+  /** The session's agent once its process was spawned and it is in its ACP handshake. */
+  ExecutorRecord awaitAgentStarting(String sessionId) {
+    Await.until(() -> executor(sessionId).map(e -> e.status().equals("starting") && e.pid() != null).orElse(false),
+        Duration.ofMinutes(1), "the agent of " + sessionId + " to be starting");
+    return executor(sessionId).orElseThrow();
+  }
+
+  /** Waits until {@code instance} has missed its beats for {@link WorkerPresenceStore#GONE_AFTER}. */
+  void awaitGone(String instance) {
+    Await.until(() -> fixtures.count("SELECT count(*) FROM worker_presence WHERE worker_instance = ? AND last_seen_at"
+            + " > now() - interval '" + WorkerPresenceStore.GONE_AFTER.toSeconds() + " seconds'", instance) == 0,
+        WorkerPresenceStore.GONE_AFTER.plusSeconds(30), instance + " to count as gone");
+  }
+
+  boolean lockHeld(String sessionId) {
+    return fixtures.count("SELECT count(*) FROM resume_locks WHERE session_id = ?", sessionId) > 0;
+  }
+
+  /** The session's state transitions, oldest first, as "FROM>TO". */
+  List<String> transitions(String sessionId) {
+    return fixtures.strings(
+        "SELECT from_state || '>' || to_state FROM session_events WHERE session_id = ? ORDER BY id", sessionId);
+  }
+
+  /** The pending activity of the run that has started on a worker, as Temporal describes it. */
+  Optional<PendingActivityInfo> startedActivity(ResumeHandle resume) {
+    WorkflowStub stub = client().newUntypedWorkflowStub(resume.workflowId(), Optional.of(resume.runId()), Optional.empty());
+    return stub.describe().getRawDescription().getPendingActivitiesList().stream()
+        .filter(a -> a.getState() == PendingActivityState.PENDING_ACTIVITY_STATE_STARTED)
+        .findFirst();
+  }
+
+  static ResumeFailure awaitFailure(ResumeHandle resume, Duration within) throws TimeoutException {
+    try {
+      ResumeResult unexpected = resume.await(within);
+      throw new AssertionError("the resume succeeded: " + unexpected);
+    } catch (ResumeFailedException e) {
+      return e.failure();
+    }
+  }
+
+  private void writeAgentsFile() {
+    String json = """
+        {"%s": {"argv": ["node", "%s", "--mode-file=%s"], "env": {"KANDEV_TEST_AGENT_STATE_DIR": "%s"}}}
+        """.formatted(TestAgent.AGENT_ID, TestAgent.script(), modeFile, dir.resolve("agent-state"));
+    try {
+      Files.writeString(agentsFile, json);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /**
+   * Stops {@code dev} as Ctrl-C would (its server stops with it), kills the workers, and then
+   * anything still running on this cluster's folders (a server a killed dev left behind).
+   */
+  @Override
+  public void close() {
+    try {
+      if (connection != null) {
+        connection.close();
+      }
+      for (KandevProcess process : processes.values()) {
+        if (process.isAlive()) {
+          process.terminate(Duration.ofSeconds(60));
+        }
+      }
+    } finally {
+      String folder = dir.toString();
+      ProcessHandle.allProcesses()
+          .filter(p -> p.info().arguments().map(args -> String.join(" ", args).contains(folder)).orElse(false))
+          .forEach(ProcessHandle::destroyForcibly);
+      gitHubApp.close();
+    }
+  }
+}
