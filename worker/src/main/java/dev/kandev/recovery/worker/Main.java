@@ -9,7 +9,7 @@ import picocli.CommandLine;
     mixinStandardHelpOptions = true,
     version = "kandev-recovery 0.1.0",
     description = "Durable resume of Kandev agent sessions and repair of managed npm agent runtimes, on Temporal.",
-    subcommands = {DevCommand.class, WorkerCommand.class, ResumeCommand.class, UpdateRuntimeCommand.class})
+    subcommands = {DevCommand.class, WorkerCommand.class, ResumeCommand.class, ResumesCommand.class, UpdateRuntimeCommand.class})
 public final class Main implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 

@@ -1,17 +1,22 @@
 package dev.kandev.recovery.workflows.client;
 
+import static dev.kandev.recovery.workflows.RecoverySearchAttributes.OUTCOME;
 import static dev.kandev.recovery.workflows.RecoverySearchAttributes.SESSION_ID;
+import static dev.kandev.recovery.workflows.RecoverySearchAttributes.TASK_ID;
 
 import dev.kandev.recovery.workflows.resume.ResumeMode;
 import dev.kandev.recovery.workflows.resume.ResumeRequest;
 import dev.kandev.recovery.workflows.resume.ResumeSessionWorkflow;
+import dev.kandev.recovery.workflows.resume.ResumeStep;
 import io.temporal.api.common.v1.WorkflowExecution;
+import io.temporal.api.enums.v1.WorkflowExecutionStatus;
 import io.temporal.api.enums.v1.WorkflowIdConflictPolicy;
 import io.temporal.api.enums.v1.WorkflowIdReusePolicy;
 import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowExecutionMetadata;
 import io.temporal.client.WorkflowOptions;
-import io.temporal.client.WorkflowStub;
 import io.temporal.common.SearchAttributes;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -57,9 +62,44 @@ public final class ResumeClient {
 
   /** The resume of {@code sessionId} with that run id (null: the latest run). */
   public ResumeHandle attach(String sessionId, String runId) {
-    WorkflowStub stub = client.newUntypedWorkflowStub(
-        ResumeRequest.workflowId(sessionId), Optional.ofNullable(runId), Optional.of(ResumeSessionWorkflow.TYPE));
-    return new ResumeHandle(stub);
+    return handle(ResumeRequest.workflowId(sessionId), runId);
+  }
+
+  private ResumeHandle handle(String workflowId, String runId) {
+    return new ResumeHandle(client.newUntypedWorkflowStub(
+        workflowId, Optional.ofNullable(runId), Optional.of(ResumeSessionWorkflow.TYPE)));
+  }
+
+  /**
+   * The resumes the filter selects, newest first, at most {@code limit}: from Temporal's visibility
+   * store (it lags a write by up to a second). The step of a running resume comes from its progress
+   * query, that of a failed one from its failure.
+   */
+  public List<ResumeSummary> list(ResumeFilter filter, int limit) {
+    return client.listExecutions(filter.query()).limit(limit).map(this::summarize).toList();
+  }
+
+  private ResumeSummary summarize(WorkflowExecutionMetadata run) {
+    SearchAttributes attributes = run.getTypedSearchAttributes();
+    String status = run.getStatus().name().replace("WORKFLOW_EXECUTION_STATUS_", "");
+    String sessionId = attributes.get(SESSION_ID);
+    ResumeHandle handle = handle(run.getExecution().getWorkflowId(), run.getExecution().getRunId());
+    return new ResumeSummary(run.getExecution().getWorkflowId(), run.getExecution().getRunId(), status, sessionId,
+        attributes.get(TASK_ID), attributes.get(OUTCOME), step(handle, run.getStatus()), run.getStartTime(),
+        run.getCloseTime());
+  }
+
+  private static String step(ResumeHandle handle, WorkflowExecutionStatus status) {
+    try {
+      return switch (status) {
+        case WORKFLOW_EXECUTION_STATUS_RUNNING -> handle.progress().step().name();
+        case WORKFLOW_EXECUTION_STATUS_COMPLETED -> ResumeStep.DONE.name();
+        case WORKFLOW_EXECUTION_STATUS_FAILED -> handle.failure().map(f -> f.step().name()).orElse(null);
+        default -> null;
+      };
+    } catch (RuntimeException e) {
+      return null; // a running resume whose first workflow task has not run yet
+    }
   }
 
   private static String summary(ResumeRequest request) {

@@ -64,6 +64,20 @@ public final class ResumeHandle {
     return stub.query("progress", ResumeProgress.class);
   }
 
+  /** How this run failed, if it has ended with a resume failure (waits at most a second). */
+  public Optional<ResumeFailure> failure() {
+    try {
+      stub.getResult(1, TimeUnit.SECONDS, ResumeResult.class);
+      return Optional.empty();
+    } catch (WorkflowFailedException e) {
+      return e.getCause() instanceof ApplicationFailure failure && failure.getDetails().getSize() > 0
+          ? Optional.of(failure.getDetails().get(ResumeFailure.class))
+          : Optional.empty();
+    } catch (TimeoutException e) {
+      return Optional.empty();
+    }
+  }
+
   /**
    * Waits for the outcome. A failed resume throws {@link ResumeFailedException} with what failed
    * and which recovery actions the user has.
