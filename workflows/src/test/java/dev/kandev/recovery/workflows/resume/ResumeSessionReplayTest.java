@@ -20,7 +20,8 @@ class ResumeSessionReplayTest {
   @ValueSource(strings = {
     "resume-success-github", "resume-launch-failure-compensated", "resume-credential-rejected", "resume-start-fresh",
     "resume-worker-died-after-starting", "resume-worker-died-during-launch",
-    "real-server-resume-worker-died-after-starting", "real-server-resume-worker-died-during-launch"
+    "real-server-resume-worker-died-after-starting", "real-server-resume-worker-died-during-launch",
+    "real-server-resume-dev-killed-during-launch"
   })
   void recordedHistoryReplaysDeterministically(String name) throws Exception {
     WorkflowExecutionHistory history = WorkflowExecutionHistory.fromJson(resource("/histories/" + name + ".json"));
