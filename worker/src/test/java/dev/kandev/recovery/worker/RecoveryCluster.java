@@ -64,6 +64,7 @@ final class RecoveryCluster implements AutoCloseable {
   private TemporalConnection connection;
 
   RecoveryCluster(TestDatabase db, Path dir) {
+    RealTemporalServer.cli(); // without one, dev would fall back to the in-memory server: fail with the setup command
     this.db = db;
     this.dir = dir;
     this.fixtures = db.fixtures();

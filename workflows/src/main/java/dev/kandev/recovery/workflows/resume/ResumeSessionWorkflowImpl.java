@@ -150,8 +150,12 @@ public class ResumeSessionWorkflowImpl implements ResumeSessionWorkflow {
     List<ResumeMode> actions = changedNothing ? List.of()
         : attempt.hasToken() ? List.of(ResumeMode.RESUME, ResumeMode.START_FRESH) : List.of(ResumeMode.START_FRESH);
     ResumeFailure details = new ResumeFailure(request.sessionId(), failedStep, type, attempt.errorMessage, state, actions);
-    log.warn("{}; session now {}, recovery actions {}", attempt.errorMessage, state, actions);
-    return ApplicationFailure.newNonRetryableFailureWithCause(attempt.errorMessage, type, cause, details);
+    // The whole story in the failure's message: the Web UI shows it first, above the details.
+    String message = attempt.errorMessage + (changedNothing ? "; nothing was changed"
+        : "; session now " + state + "; recovery actions: "
+            + (actions.isEmpty() ? "none" : String.join(", ", actions.stream().map(Enum::name).toList())));
+    log.warn("{}", message);
+    return ApplicationFailure.newNonRetryableFailureWithCause(message, type, cause, details);
   }
 
   private static String failureType(TemporalFailure failure) {
