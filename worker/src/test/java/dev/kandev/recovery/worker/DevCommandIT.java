@@ -2,7 +2,6 @@ package dev.kandev.recovery.worker;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.kandev.recovery.activities.testing.TestDatabase;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -13,27 +12,12 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 
 /** How {@code dev} finds, starts and refuses a Temporal server, as a user meets it. */
 class DevCommandIT {
-  @RegisterExtension final TestDatabase db = new TestDatabase();
-  @TempDir Path tempDir;
-  private RecoveryCluster cluster;
-
-  @BeforeEach
-  void setUp() {
-    cluster = new RecoveryCluster(db, tempDir);
-  }
-
-  @AfterEach
-  void tearDown() {
-    cluster.close();
-  }
+  @RegisterExtension final RecoveryCluster cluster = new RecoveryCluster();
 
   @Test
   void devPrintsTheWebUiOfTheRealServerItStartsAndStopsItOnExit() throws Exception {
@@ -80,7 +64,7 @@ class DevCommandIT {
   @Test
   void withoutATemporalCliDevSaysWhatIsLostAndRunsOnTheInMemoryServer() throws Exception {
     // A copy of the jar outside the checkout and a PATH without temporal: no CLI anywhere.
-    Path app = tempDir.resolve("app");
+    Path app = cluster.dir().resolve("app");
     Files.createDirectories(app.resolve("lib"));
     Files.copy(KandevProcess.jar(), app.resolve("kandev-recovery.jar"));
     try (Stream<Path> libs = Files.list(KandevProcess.jar().resolveSibling("lib"))) {
@@ -105,7 +89,7 @@ class DevCommandIT {
 
   @Test
   void anExistingServerIsUsedAsIsWithTemporalAddress() throws Exception {
-    try (var server = RealTemporalServer.start(tempDir.resolve("existing"))) {
+    try (var server = RealTemporalServer.start(cluster.dir().resolve("existing"))) {
       KandevProcess dev = cluster.started("dev-a", KandevProcess.start("dev-a", withAddress(server.address()),
           cluster.logDir(), "dev"));
 

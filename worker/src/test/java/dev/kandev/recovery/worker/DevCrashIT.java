@@ -4,7 +4,6 @@ import static dev.kandev.recovery.workflows.model.SessionState.FAILED;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kandev.recovery.activities.store.SessionIdentity;
-import dev.kandev.recovery.activities.testing.TestDatabase;
 import dev.kandev.recovery.workflows.client.ResumeHandle;
 import dev.kandev.recovery.workflows.resume.ResumeFailure;
 import dev.kandev.recovery.workflows.resume.ResumeMode;
@@ -14,14 +13,10 @@ import dev.kandev.recovery.workflows.resume.ResumeStep;
 import io.temporal.api.enums.v1.EventType;
 import io.temporal.api.history.v1.HistoryEvent;
 import io.temporal.common.WorkflowExecutionHistory;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code dev} killed with SIGKILL while a resume is in LAUNCH_AGENT: the real Temporal server keeps
@@ -29,19 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
  * its token — no stale STARTING, no lock, no agent left — and the history outlives a server restart.
  */
 class DevCrashIT {
-  @RegisterExtension final TestDatabase db = new TestDatabase();
-  @TempDir Path tempDir;
-  private RecoveryCluster cluster;
-
-  @BeforeEach
-  void setUp() {
-    cluster = new RecoveryCluster(db, tempDir);
-  }
-
-  @AfterEach
-  void tearDown() {
-    cluster.close();
-  }
+  @RegisterExtension final RecoveryCluster cluster = new RecoveryCluster();
 
   @Test
   void aDevKilledMidLaunchContinuesTheSameRunAfterItsRestartAndKeepsTheHistory() throws Exception {

@@ -31,7 +31,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -39,40 +39,53 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeoutException;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.BeforeEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * kandev-recovery as users run it, for black-box tests: {@code dev} (the real Temporal dev server
  * with the worker) and {@code worker} processes of the packaged jar, one PostgreSQL schema, the
  * project's test agent, and a GitHub App stand-in. The test starts resumes through the public
- * client and reads the database to check the outcome.
+ * client and reads the database to check the outcome. A JUnit 5 extension, fresh for each test:
+ * {@code @RegisterExtension final RecoveryCluster cluster = new RecoveryCluster();}.
  */
-final class RecoveryCluster implements AutoCloseable {
+final class RecoveryCluster implements BeforeEachCallback, AfterEachCallback {
   static final String HOST = "it-host";
   static final String WORKSPACE = "ws-1";
 
-  final Fixtures fixtures;
-  final CredentialFixtures credentials;
-  final GitHubAppStandIn gitHubApp = new GitHubAppStandIn();
-  final int temporalPort = RealTemporalServer.freePort();
-  final int uiPort = RealTemporalServer.freePort();
-  private final TestDatabase db;
-  private final Path dir;
-  private final Path modeFile;
-  private final Path agentsFile;
+  private final TestDatabase db = new TestDatabase();
   private final Map<String, KandevProcess> processes = new LinkedHashMap<>();
-  private final List<KandevProcess> ended = new ArrayList<>();
+  Fixtures fixtures;
+  CredentialFixtures credentials;
+  GitHubAppStandIn gitHubApp;
+  int temporalPort;
+  int uiPort;
+  private Path dir;
+  private Path modeFile;
+  private Path agentsFile;
   private TemporalConnection connection;
 
-  RecoveryCluster(TestDatabase db, Path dir) {
+  @Override
+  public void beforeEach(ExtensionContext context) throws IOException {
     RealTemporalServer.cli(); // without one, dev would fall back to the in-memory server: fail with the setup command
-    this.db = db;
-    this.dir = dir;
-    this.fixtures = db.fixtures();
-    this.credentials = new CredentialFixtures(fixtures);
-    this.modeFile = dir.resolve("agent-mode");
-    this.agentsFile = dir.resolve("agents.json");
+    db.beforeEach(context);
+    dir = Files.createTempDirectory("kandev-cluster-");
+    fixtures = db.fixtures();
+    credentials = new CredentialFixtures(fixtures);
+    gitHubApp = new GitHubAppStandIn();
+    temporalPort = RealTemporalServer.freePort();
+    uiPort = RealTemporalServer.freePort();
+    modeFile = dir.resolve("agent-mode");
+    agentsFile = dir.resolve("agents.json");
     agentMode("normal");
     writeAgentsFile();
+  }
+
+  /** This test's folder: state, logs, agent sessions. */
+  Path dir() {
+    return dir;
   }
 
   /** Starts {@code dev} (server and worker) as worker instance {@code instance}; returns once it is ready. */
@@ -134,9 +147,8 @@ final class RecoveryCluster implements AutoCloseable {
 
   /** {@code kill -9} of the process that is worker instance {@code instance}. */
   void kill(String instance) {
-    KandevProcess process = process(instance);
-    process.kill();
-    ended.add(processes.remove(instance));
+    process(instance).kill();
+    processes.remove(instance);
   }
 
   WorkflowClient client() {
@@ -261,11 +273,12 @@ final class RecoveryCluster implements AutoCloseable {
   }
 
   /**
-   * Stops {@code dev} as Ctrl-C would (its server stops with it), kills the workers, and then
-   * anything still running on this cluster's folders (a server a killed dev left behind).
+   * Stops the processes as a service manager would ({@code dev} stops its server), then anything
+   * still running on this test's folder (a server a killed dev left behind), and drops the schema
+   * and the folder.
    */
   @Override
-  public void close() {
+  public void afterEach(ExtensionContext context) throws Exception {
     try {
       if (connection != null) {
         connection.close();
@@ -279,8 +292,21 @@ final class RecoveryCluster implements AutoCloseable {
       String folder = dir.toString();
       ProcessHandle.allProcesses()
           .filter(p -> p.info().arguments().map(args -> String.join(" ", args).contains(folder)).orElse(false))
-          .forEach(ProcessHandle::destroyForcibly);
+          .forEach(p -> {
+            p.destroyForcibly();
+            p.onExit().join();
+          });
       gitHubApp.close();
+      db.afterEach(context);
+      deleteRecursively(dir);
+    }
+  }
+
+  private static void deleteRecursively(Path folder) throws IOException {
+    try (Stream<Path> paths = Files.walk(folder)) {
+      for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(path);
+      }
     }
   }
 }

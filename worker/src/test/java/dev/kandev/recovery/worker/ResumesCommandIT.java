@@ -4,36 +4,24 @@ import static dev.kandev.recovery.workflows.model.SessionState.CREATED;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kandev.recovery.activities.store.Fence;
-import dev.kandev.recovery.activities.testing.TestDatabase;
 import dev.kandev.recovery.workflows.client.ResumeHandle;
 import dev.kandev.recovery.workflows.model.SessionState;
 import dev.kandev.recovery.workflows.resume.ResumeMode;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 
 /** {@code kandev-recovery resumes}: visibility queries on the resumes' search attributes, on the real server. */
 class ResumesCommandIT {
-  @RegisterExtension final TestDatabase db = new TestDatabase();
-  @TempDir Path tempDir;
-  private RecoveryCluster cluster;
+  @RegisterExtension final RecoveryCluster cluster = new RecoveryCluster();
 
   @BeforeEach
   void setUp() {
-    cluster = new RecoveryCluster(db, tempDir);
     cluster.dev("dev-a");
-  }
-
-  @AfterEach
-  void tearDown() {
-    cluster.close();
   }
 
   @Test

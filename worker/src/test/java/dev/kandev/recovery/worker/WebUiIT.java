@@ -2,7 +2,6 @@ package dev.kandev.recovery.worker;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.kandev.recovery.activities.testing.TestDatabase;
 import dev.kandev.recovery.workflows.client.ResumeHandle;
 import dev.kandev.recovery.workflows.resume.ResumeMode;
 import java.nio.file.Path;
@@ -11,7 +10,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * What an operator reads in the Temporal Web UI of {@code dev}, in a real browser: a session's
@@ -22,25 +20,18 @@ import org.junit.jupiter.api.io.TempDir;
 class WebUiIT {
   private static final Path SCREENSHOTS = Path.of("target", "webui-screenshots");
 
-  @RegisterExtension final TestDatabase db = new TestDatabase();
-  @TempDir Path tempDir;
-  private RecoveryCluster cluster;
+  @RegisterExtension final RecoveryCluster cluster = new RecoveryCluster();
   private WebUi ui;
 
   @BeforeEach
   void setUp() {
-    cluster = new RecoveryCluster(db, tempDir);
     cluster.dev("dev-a");
-    ui = new WebUi("http://127.0.0.1:" + cluster.uiPort, SCREENSHOTS, tempDir.resolve("chromium"));
+    ui = new WebUi("http://127.0.0.1:" + cluster.uiPort, SCREENSHOTS, cluster.dir().resolve("chromium"));
   }
 
   @AfterEach
   void tearDown() {
-    try {
-      ui.close();
-    } finally {
-      cluster.close();
-    }
+    ui.close();
   }
 
   @Test

@@ -6,21 +6,17 @@ import static dev.kandev.recovery.workflows.model.SessionState.WAITING_FOR_INPUT
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kandev.recovery.activities.store.SessionIdentity;
-import dev.kandev.recovery.activities.testing.TestDatabase;
 import dev.kandev.recovery.workflows.client.ResumeHandle;
 import dev.kandev.recovery.workflows.resume.ResumeFailure;
 import dev.kandev.recovery.workflows.resume.ResumeMode;
 import dev.kandev.recovery.workflows.resume.ResumeResult;
 import dev.kandev.recovery.workflows.resume.ResumeStep;
 import io.temporal.api.workflow.v1.PendingActivityInfo;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Workers as processes on a real Temporal server, with the SDK's default worker options: {@code dev}
@@ -28,20 +24,12 @@ import org.junit.jupiter.api.io.TempDir;
  * another one carries the resume on within the heartbeat, sticky-queue and activity timeouts.
  */
 class WorkerFailoverIT {
-  @RegisterExtension final TestDatabase db = new TestDatabase();
-  @TempDir Path tempDir;
-  private RecoveryCluster cluster;
+  @RegisterExtension final RecoveryCluster cluster = new RecoveryCluster();
 
   @BeforeEach
   void setUp() {
-    cluster = new RecoveryCluster(db, tempDir);
     cluster.dev("dev-a");
     cluster.worker("worker-b");
-  }
-
-  @AfterEach
-  void tearDown() {
-    cluster.close();
   }
 
   @Test
