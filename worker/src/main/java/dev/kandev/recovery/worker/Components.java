@@ -93,8 +93,9 @@ public final class Components implements AutoCloseable {
   }
 
   void registerWorkflows(Worker worker) {
-    // An input a starter sent that does not deserialize fails the workflow with the reason,
-    // instead of failing its workflow task again and again.
+    // An input a starter sent that does not deserialize fails the workflow instead of failing its
+    // workflow task again and again: RecoveryDataConverter makes it INVALID_REQUEST (an
+    // ApplicationFailure fails the workflow as it is); this covers any other payload.
     WorkflowImplementationOptions failOnMalformedInput =
         WorkflowImplementationOptions.newBuilder().setFailWorkflowExceptionTypes(DataConverterException.class).build();
     worker.registerWorkflowImplementationTypes(failOnMalformedInput, ResumeSessionWorkflowImpl.class);

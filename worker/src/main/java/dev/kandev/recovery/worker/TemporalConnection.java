@@ -1,5 +1,6 @@
 package dev.kandev.recovery.worker;
 
+import dev.kandev.recovery.workflows.client.RecoveryDataConverter;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowClientOptions;
 import io.temporal.serviceclient.WorkflowServiceStubs;
@@ -7,7 +8,8 @@ import io.temporal.serviceclient.WorkflowServiceStubsOptions;
 
 /**
  * A client connection to the Temporal server of the settings. Its identity is the worker instance,
- * so the Web UI names the worker that ran each activity attempt, as executors_running does.
+ * so the Web UI names the worker that ran each activity attempt, as executors_running does; its
+ * data converter (also the worker's) is the contract's {@link RecoveryDataConverter}.
  */
 final class TemporalConnection implements AutoCloseable {
   final WorkflowServiceStubs service;
@@ -15,8 +17,11 @@ final class TemporalConnection implements AutoCloseable {
 
   private TemporalConnection(WorkflowServiceStubs service, String namespace, String identity) {
     this.service = service;
-    this.client = WorkflowClient.newInstance(service,
-        WorkflowClientOptions.newBuilder().setNamespace(namespace).setIdentity(identity).build());
+    this.client = WorkflowClient.newInstance(service, WorkflowClientOptions.newBuilder()
+        .setNamespace(namespace)
+        .setIdentity(identity)
+        .setDataConverter(RecoveryDataConverter.INSTANCE)
+        .build());
   }
 
   static TemporalConnection open(String target, String namespace, String identity) {

@@ -4,7 +4,6 @@ import static dev.kandev.recovery.workflows.model.SessionState.FAILED;
 import static dev.kandev.recovery.workflows.model.SessionState.STARTING;
 import static dev.kandev.recovery.workflows.model.SessionState.WAITING_FOR_INPUT;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.catchThrowable;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.kandev.recovery.activities.json.Json;
@@ -21,9 +20,8 @@ import dev.kandev.recovery.workflows.resume.ResumeMode;
 import dev.kandev.recovery.workflows.resume.ResumeOutcome;
 import dev.kandev.recovery.workflows.resume.ResumeResult;
 import dev.kandev.recovery.workflows.resume.ResumeStep;
-import io.temporal.client.WorkflowFailedException;
-import io.temporal.client.WorkflowOptions;
 import io.temporal.client.WorkflowStub;
+import io.temporal.failure.ApplicationFailure;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -192,27 +190,76 @@ class ResumeSessionWorkflowTest {
     harness().establishedSession("s1", FAILED);
     String before = harness.fixtures.dump("task_sessions");
 
-    assertThat(startByTypeName("resume-session-s1", Map.of("sessionId", "s1", "mode", "RESUME_PLEASE")))
-        .hasMessageContaining("RESUME_PLEASE");
-    assertThat(startByTypeName("resume-session-x", Map.of("mode", "RESUME")))
-        .hasMessageContaining("a resume needs a sessionId");
-    assertThat(startByTypeName("resume-session-nope", Map.of("sessionId", "nope", "mode", "RESUME")))
-        .hasMessageContaining("unknown session 'nope'");
+    ApplicationFailure unknownMode = failureOf("resume-session-s1", Map.of("sessionId", "s1", "mode", "RESUME_PLEASE"));
+    assertThat(unknownMode.getType()).isEqualTo("INVALID_REQUEST");
+    assertThat(unknownMode.getOriginalMessage()).isEqualTo("invalid ResumeSessionWorkflow input: field 'mode' "
+        + "\"RESUME_PLEASE\" is not one of RESUME, START_FRESH; nothing was done");
+    ApplicationFailure noSession = failureOf("resume-session-x", Map.of("mode", "RESUME"));
+    assertThat(noSession.getType()).isEqualTo("INVALID_REQUEST");
+    assertThat(noSession.getOriginalMessage()).contains("a resume needs a sessionId");
+    ApplicationFailure unknownSession = failureOf("resume-session-nope", Map.of("sessionId", "nope", "mode", "RESUME"));
+    assertThat(unknownSession.getType()).isEqualTo("SESSION_NOT_FOUND");
+    assertThat(unknownSession.getOriginalMessage()).contains("unknown session 'nope'");
     assertThat(harness.fixtures.dump("task_sessions")).isEqualTo(before);
   }
 
-  /** What a Go or TypeScript starter does: the workflow type name and plain JSON. */
-  private Throwable startByTypeName(String workflowId, Map<String, String> input) {
-    WorkflowStub stub = harness.client.newUntypedWorkflowStub("ResumeSessionWorkflow",
-        WorkflowOptions.newBuilder().setTaskQueue(ResumeHarness.QUEUE).setWorkflowId(workflowId).build());
-    stub.start(input);
-    Throwable failure = catchThrowable(() -> stub.getResult(1, TimeUnit.MINUTES, String.class));
-    assertThat(failure).isInstanceOf(WorkflowFailedException.class);
-    Throwable root = failure;
-    while (root.getCause() != null) {
-      root = root.getCause();
+  @Test
+  void aStartByTypeNameWithANullOrNoInputFailsAtOnceAsAnInvalidRequest() throws Exception {
+    harness().establishedSession("s1", FAILED);
+    String before = harness.fixtures.dump("task_sessions");
+
+    for (Object[] input : List.of(new Object[] {null}, new Object[0])) {
+      WorkflowStub stub = ByTypeName.start(harness.client, ResumeHarness.QUEUE, "ResumeSessionWorkflow",
+          "resume-session-s1", input);
+      ApplicationFailure failure = ByTypeName.failure(harness.client, stub);
+      assertThat(failure.getType()).isEqualTo("INVALID_REQUEST");
+      assertThat(failure.getOriginalMessage())
+          .isEqualTo("a resume needs an input with a sessionId; the payload was null or missing; nothing was done");
     }
-    return root;
+    assertThat(harness.fixtures.dump("task_sessions")).isEqualTo(before);
+    assertThat(harness.lockHeld("s1")).isFalse();
+  }
+
+  @Test
+  void unknownFieldsInTheInputAreIgnored() throws Exception {
+    String token = harness().establishedSession("s1", FAILED);
+
+    WorkflowStub stub = ByTypeName.start(harness.client, ResumeHarness.QUEUE, "ResumeSessionWorkflow", "resume-session-s1",
+        ByTypeName.json("{\"sessionId\": \"s1\", \"mode\": \"RESUME\", \"priority\": 3, \"origin\": {\"ui\": \"web\"}}"));
+    ResumeResult result = stub.getResult(ByTypeName.AT_ONCE.toSeconds(), TimeUnit.SECONDS, ResumeResult.class);
+
+    assertThat(result.outcome()).isEqualTo(ResumeOutcome.RESUMED);
+    assertThat(result.providerSessionId()).isEqualTo(token);
+  }
+
+  @Test
+  void wrongJsonTypesAndMalformedJsonFailAtOnceInTheContractsWords() throws Exception {
+    harness().establishedSession("s1", FAILED);
+    String before = harness.fixtures.dump("task_sessions");
+    Map<String, String> expected = Map.of(
+        "{\"sessionId\": 42, \"mode\": \"RESUME\"}", "field 'sessionId' 42 is not a string",
+        "{\"sessionId\": {\"id\": \"s1\"}, \"mode\": \"RESUME\"}", "field 'sessionId' must be a string",
+        "{\"sessionId\": \"s1\", \"mode\": 1}", "field 'mode' 1 is not one of RESUME, START_FRESH",
+        "[\"s1\", \"RESUME\"]", "the payload must be a JSON object",
+        "{\"sessionId\": \"s1\", \"mode\": ", "it is not valid JSON");
+
+    int n = 0;
+    for (Map.Entry<String, String> input : expected.entrySet()) {
+      WorkflowStub stub = ByTypeName.start(harness.client, ResumeHarness.QUEUE, "ResumeSessionWorkflow",
+          "resume-session-s1-" + n++, ByTypeName.json(input.getKey()));
+      ApplicationFailure failure = ByTypeName.failure(harness.client, stub);
+      assertThat(failure.getType()).as(input.getKey()).isEqualTo("INVALID_REQUEST");
+      assertThat(failure.getOriginalMessage()).as(input.getKey())
+          .startsWith("invalid ResumeSessionWorkflow input: " + input.getValue())
+          .endsWith("; nothing was done");
+      ByTypeName.assertReadableByAnyStarter(failure.getOriginalMessage());
+    }
+    assertThat(harness.fixtures.dump("task_sessions")).isEqualTo(before);
+  }
+
+  private ApplicationFailure failureOf(String workflowId, Map<String, String> input) {
+    return ByTypeName.failure(harness.client,
+        ByTypeName.start(harness.client, ResumeHarness.QUEUE, "ResumeSessionWorkflow", workflowId, input));
   }
 
   /** The session is back in {@code prior} with the same token, no lease, no lock, no STARTING. */

@@ -7,10 +7,12 @@ import dev.kandev.recovery.activities.testing.TestAgentPackage;
 import dev.kandev.recovery.activities.testing.TestDatabase;
 import dev.kandev.recovery.workflows.RecoverySearchAttributes;
 import dev.kandev.recovery.workflows.RecoveryTaskQueue;
+import dev.kandev.recovery.workflows.client.RecoveryDataConverter;
 import dev.kandev.recovery.workflows.runtime.TestAgents;
 import io.temporal.api.enums.v1.IndexedValueType;
 import io.temporal.api.history.v1.HistoryEvent;
 import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowClientOptions;
 import io.temporal.common.WorkflowExecutionHistory;
 import io.temporal.testing.TestEnvironmentOptions;
 import io.temporal.testing.TestWorkflowEnvironment;
@@ -37,8 +39,10 @@ final class RuntimeUpdateHarness implements AutoCloseable {
 
   RuntimeUpdateHarness(TestDatabase db, NpmSandbox npm) {
     this.npm = npm;
-    this.env = TestWorkflowEnvironment.newInstance(
-        TestEnvironmentOptions.newBuilder().setUseTimeskipping(false).build());
+    this.env = TestWorkflowEnvironment.newInstance(TestEnvironmentOptions.newBuilder()
+        .setUseTimeskipping(false)
+        .setWorkflowClientOptions(WorkflowClientOptions.newBuilder().setDataConverter(RecoveryDataConverter.INSTANCE).build())
+        .build());
     RecoverySearchAttributes.ALL.forEach(
         key -> env.registerSearchAttribute(key.getName(), IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD));
     Settings settings = Settings.fromEnvironment(Map.of(

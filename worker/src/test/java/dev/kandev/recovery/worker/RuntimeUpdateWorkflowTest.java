@@ -22,7 +22,9 @@ import dev.kandev.recovery.workflows.runtime.RuntimeUpdateResult;
 import dev.kandev.recovery.workflows.runtime.RuntimeUpdateStatus;
 import dev.kandev.recovery.workflows.runtime.TestAgents;
 import io.temporal.api.enums.v1.EventType;
+import io.temporal.client.WorkflowStub;
 import io.temporal.common.WorkflowExecutionHistory;
+import io.temporal.failure.ApplicationFailure;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -250,6 +252,37 @@ class RuntimeUpdateWorkflowTest {
     assertThat(jobs.forAgent("../../etc")).isEmpty();
     assertThat(registry.requests()).isEmpty();
     assertThat(npm.cache().resolve("_npx")).doesNotExist();
+  }
+
+  @Test
+  void aStartByTypeNameWithANullOrNoInputFailsAtOnceAsAnInvalidRequest() throws Exception {
+    for (Object[] input : List.of(new Object[] {null}, new Object[0])) {
+      WorkflowStub stub = ByTypeName.start(harness.client, RecoveryTaskQueue.DEFAULT, "RuntimeUpdateWorkflow",
+          "runtime-update-" + AGENT, input);
+      ApplicationFailure failure = ByTypeName.failure(harness.client, stub);
+      assertThat(failure.getType()).isEqualTo("INVALID_REQUEST");
+      assertThat(failure.getOriginalMessage())
+          .isEqualTo("a runtime update needs an input with an agentId; the payload was null or missing; nothing was done");
+    }
+    assertThat(jobs.forAgent(AGENT)).isEmpty();
+    assertThat(registry.requests()).isEmpty();
+  }
+
+  @Test
+  void unknownFieldsAreIgnoredAndWrongTypesFailAtOnceInTheContractsWords() throws Exception {
+    WorkflowStub unknownField = ByTypeName.start(harness.client, RecoveryTaskQueue.DEFAULT, "RuntimeUpdateWorkflow",
+        "runtime-update-no-such-agent", ByTypeName.json("{\"agentId\": \"no-such-agent\", \"priority\": 1}"));
+    // read, then refused for what it asks, not for how it is written
+    assertThat(ByTypeName.failure(harness.client, unknownField).getType()).isEqualTo(RuntimeFailureTypes.UNKNOWN_AGENT);
+
+    WorkflowStub wrongType = ByTypeName.start(harness.client, RecoveryTaskQueue.DEFAULT, "RuntimeUpdateWorkflow",
+        "runtime-update-" + AGENT, ByTypeName.json("{\"agentId\": [\"" + AGENT + "\"], \"requestedBy\": \"go\"}"));
+    ApplicationFailure failure = ByTypeName.failure(harness.client, wrongType);
+    assertThat(failure.getType()).isEqualTo("INVALID_REQUEST");
+    assertThat(failure.getOriginalMessage())
+        .isEqualTo("invalid RuntimeUpdateWorkflow input: field 'agentId' must be a string; nothing was done");
+    assertThat(jobs.forAgent(AGENT)).isEmpty();
+    assertThat(registry.requests()).isEmpty();
   }
 
   @Test

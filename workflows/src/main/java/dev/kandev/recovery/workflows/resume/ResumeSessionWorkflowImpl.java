@@ -5,6 +5,7 @@ import static dev.kandev.recovery.workflows.RecoverySearchAttributes.OUTCOME;
 import static dev.kandev.recovery.workflows.RecoverySearchAttributes.SESSION_ID;
 import static dev.kandev.recovery.workflows.RecoverySearchAttributes.TASK_ID;
 
+import dev.kandev.recovery.workflows.InvalidRequest;
 import dev.kandev.recovery.workflows.model.SessionState;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
@@ -50,10 +51,13 @@ public class ResumeSessionWorkflowImpl implements ResumeSessionWorkflow {
 
   @Override
   public ResumeResult resume(ResumeRequest request) {
+    if (request == null) {
+      throw InvalidRequest.failure("a resume needs an input with a sessionId; the payload was null or missing");
+    }
     this.request = request;
     String sessionId = request.sessionId();
     if (sessionId == null || sessionId.isBlank()) {
-      throw ApplicationFailure.newNonRetryableFailure("a resume needs a sessionId; nothing was done", "INVALID_REQUEST");
+      throw InvalidRequest.failure("a resume needs a sessionId");
     }
     Workflow.upsertTypedSearchAttributes(SESSION_ID.valueSet(sessionId));
     WorkflowInfo info = Workflow.getInfo();

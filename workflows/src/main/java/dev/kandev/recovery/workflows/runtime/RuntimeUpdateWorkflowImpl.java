@@ -1,5 +1,6 @@
 package dev.kandev.recovery.workflows.runtime;
 
+import dev.kandev.recovery.workflows.InvalidRequest;
 import dev.kandev.recovery.workflows.RecoverySearchAttributes;
 import io.temporal.activity.ActivityOptions;
 import io.temporal.common.RetryOptions;
@@ -64,8 +65,11 @@ public final class RuntimeUpdateWorkflowImpl implements RuntimeUpdateWorkflow {
 
   @Override
   public RuntimeUpdateResult update(RuntimeUpdateRequest request) {
-    agentId = request.agentId() == null ? "" : request.agentId();
     jobId = Workflow.getInfo().getRunId();
+    if (request == null) {
+      throw invalid("a runtime update needs an input with an agentId; the payload was null or missing");
+    }
+    agentId = request.agentId() == null ? "" : request.agentId();
     AgentRuntime agent = catalogue.find(agentId).orElse(null);
     if (agent == null) {
       // Rejected before anything runs: no activity, no job record.
@@ -147,6 +151,15 @@ public final class RuntimeUpdateWorkflowImpl implements RuntimeUpdateWorkflow {
       log.warn("runtime update attempt {} of {} failed: {}", attempt, agent.agentId(), message(e));
       return e;
     }
+  }
+
+  /** A request refused before anything ran: no activity, no job record. */
+  private ApplicationFailure invalid(String reason) {
+    ApplicationFailure failure = InvalidRequest.failure(reason);
+    error = failure.getOriginalMessage();
+    status = RuntimeJobStatus.FAILED;
+    line("failed: " + error);
+    return failure;
   }
 
   /** Records the job as failed; the caller throws the returned failure, which fails the workflow. */

@@ -2,11 +2,18 @@ package dev.kandev.recovery.workflows.resume;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.kandev.recovery.workflows.client.RecoveryDataConverter;
+import io.temporal.client.WorkflowClientOptions;
 import io.temporal.common.WorkflowExecutionHistory;
+import io.temporal.testing.TestEnvironmentOptions;
+import io.temporal.testing.TestWorkflowEnvironment;
 import io.temporal.testing.WorkflowReplayer;
+import io.temporal.worker.Worker;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -16,6 +23,24 @@ import org.junit.jupiter.params.provider.ValueSource;
  * {@code Workflow.getVersion} branch or a deliberate re-recording.
  */
 class ResumeSessionReplayTest {
+  private TestWorkflowEnvironment env;
+  private Worker worker;
+
+  /** A worker as production builds it: the contract's data converter. */
+  @BeforeEach
+  void worker() {
+    env = TestWorkflowEnvironment.newInstance(TestEnvironmentOptions.newBuilder()
+        .setWorkflowClientOptions(WorkflowClientOptions.newBuilder().setDataConverter(RecoveryDataConverter.INSTANCE).build())
+        .build());
+    worker = env.newWorker("replay");
+    worker.registerWorkflowImplementationTypes(ResumeSessionWorkflowImpl.class);
+  }
+
+  @AfterEach
+  void close() {
+    env.close();
+  }
+
   @ParameterizedTest
   @ValueSource(strings = {
     "resume-success-github", "resume-launch-failure-compensated", "resume-credential-rejected", "resume-start-fresh",
@@ -27,7 +52,7 @@ class ResumeSessionReplayTest {
     WorkflowExecutionHistory history = WorkflowExecutionHistory.fromJson(resource("/histories/" + name + ".json"));
     assertThat(history.getEvents()).isNotEmpty();
 
-    WorkflowReplayer.replayWorkflowExecution(history, ResumeSessionWorkflowImpl.class);
+    WorkflowReplayer.replayWorkflowExecution(history, worker);
   }
 
   private static String resource(String path) throws IOException {

@@ -2,7 +2,10 @@ package dev.kandev.recovery.workflows.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.kandev.recovery.workflows.client.RecoveryDataConverter;
+import io.temporal.client.WorkflowClientOptions;
 import io.temporal.common.WorkflowExecutionHistory;
+import io.temporal.testing.TestEnvironmentOptions;
 import io.temporal.testing.TestWorkflowEnvironment;
 import io.temporal.testing.WorkflowReplayer;
 import io.temporal.worker.Worker;
@@ -26,7 +29,9 @@ class RuntimeUpdateReplayTest {
 
   @BeforeEach
   void worker() {
-    env = TestWorkflowEnvironment.newInstance();
+    env = TestWorkflowEnvironment.newInstance(TestEnvironmentOptions.newBuilder()
+        .setWorkflowClientOptions(WorkflowClientOptions.newBuilder().setDataConverter(RecoveryDataConverter.INSTANCE).build())
+        .build());
     worker = env.newWorker("replay");
     worker.registerWorkflowImplementationFactory(
         RuntimeUpdateWorkflow.class, () -> new RuntimeUpdateWorkflowImpl(TestAgents.CATALOGUE));
