@@ -1,5 +1,6 @@
 package dev.kandev.recovery.worker;
 
+import dev.kandev.recovery.workflows.client.InvalidRequestException;
 import dev.kandev.recovery.workflows.client.RuntimeUpdateClient;
 import dev.kandev.recovery.workflows.runtime.RuntimeUpdateResult;
 import dev.kandev.recovery.workflows.runtime.RuntimeUpdateStatus;
@@ -12,7 +13,8 @@ import picocli.CommandLine.Parameters;
 
 /**
  * Starts (or attaches to) the runtime update of one built-in agent, prints its progress lines as
- * they come and the outcome. Exit code 0 on success, 1 when the job failed.
+ * they come and the outcome. Exit code 0 on success, 1 when the job failed, 2 when the request was
+ * refused before anything started.
  */
 @Command(
     name = "update-runtime",
@@ -41,7 +43,13 @@ final class UpdateRuntimeCommand implements Callable<Integer> {
   /** The CLI's behaviour on a given client, so tests can drive it against a test environment. */
   static int follow(RuntimeUpdateClient client, String agentId, String requestedBy, Duration timeout, PrintStream out)
       throws Exception {
-    RuntimeUpdateClient.Job job = client.start(agentId, requestedBy);
+    RuntimeUpdateClient.Job job;
+    try {
+      job = client.start(agentId, requestedBy);
+    } catch (InvalidRequestException e) {
+      out.printf("refused [%s]: %s%n", e.type(), e.getMessage());
+      return 2;
+    }
     out.printf("runtime update %s (run %s)%n", job.workflowId(), job.runId());
     RuntimeUpdateResult result = job.follow(out::println, Duration.ofMillis(300), timeout);
     if (result.status() == RuntimeUpdateStatus.SUCCEEDED) {

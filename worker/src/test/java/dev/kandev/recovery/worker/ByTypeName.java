@@ -8,12 +8,14 @@ import io.temporal.api.common.v1.Payload;
 import io.temporal.api.enums.v1.EventType;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowFailedException;
+import io.temporal.client.WorkflowNotFoundException;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.client.WorkflowStub;
 import io.temporal.common.converter.RawValue;
 import io.temporal.failure.ApplicationFailure;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -55,6 +57,16 @@ final class ByTypeName {
         .as("workflow tasks failed before the run did")
         .noneMatch(e -> e.getEventType() == EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED);
     return failure;
+  }
+
+  /** Whether any run with this workflow id exists. */
+  static boolean exists(WorkflowClient client, String workflowId) {
+    try {
+      client.newUntypedWorkflowStub(workflowId, Optional.empty(), Optional.empty()).describe();
+      return true;
+    } catch (WorkflowNotFoundException e) {
+      return false;
+    }
   }
 
   /** The message a starter in another language shows: no Java class names, no converter internals. */

@@ -4,12 +4,14 @@ import static dev.kandev.recovery.workflows.model.SessionState.FAILED;
 import static dev.kandev.recovery.workflows.model.SessionState.STARTING;
 import static dev.kandev.recovery.workflows.model.SessionState.WAITING_FOR_INPUT;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.kandev.recovery.activities.json.Json;
 import dev.kandev.recovery.activities.store.Fence;
 import dev.kandev.recovery.activities.store.SessionIdentity;
 import dev.kandev.recovery.activities.testing.TestDatabase;
+import dev.kandev.recovery.workflows.client.InvalidRequestException;
 import dev.kandev.recovery.workflows.model.SessionState;
 import dev.kandev.recovery.workflows.resume.AgentActivities;
 import dev.kandev.recovery.workflows.resume.CredentialActivities;
@@ -18,10 +20,12 @@ import dev.kandev.recovery.workflows.resume.LaunchOutcome;
 import dev.kandev.recovery.workflows.resume.ResumeFailure;
 import dev.kandev.recovery.workflows.resume.ResumeMode;
 import dev.kandev.recovery.workflows.resume.ResumeOutcome;
+import dev.kandev.recovery.workflows.resume.ResumeRequest;
 import dev.kandev.recovery.workflows.resume.ResumeResult;
 import dev.kandev.recovery.workflows.resume.ResumeStep;
 import io.temporal.client.WorkflowStub;
 import io.temporal.failure.ApplicationFailure;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -196,7 +200,7 @@ class ResumeSessionWorkflowTest {
         + "\"RESUME_PLEASE\" is not one of RESUME, START_FRESH; nothing was done");
     ApplicationFailure noSession = failureOf("resume-session-x", Map.of("mode", "RESUME"));
     assertThat(noSession.getType()).isEqualTo("INVALID_REQUEST");
-    assertThat(noSession.getOriginalMessage()).contains("a resume needs a sessionId");
+    assertThat(noSession.getOriginalMessage()).isEqualTo("sessionId is missing; nothing was done");
     ApplicationFailure unknownSession = failureOf("resume-session-nope", Map.of("sessionId", "nope", "mode", "RESUME"));
     assertThat(unknownSession.getType()).isEqualTo("SESSION_NOT_FOUND");
     assertThat(unknownSession.getOriginalMessage()).contains("unknown session 'nope'");
@@ -254,6 +258,39 @@ class ResumeSessionWorkflowTest {
           .endsWith("; nothing was done");
       ByTypeName.assertReadableByAnyStarter(failure.getOriginalMessage());
     }
+    assertThat(harness.fixtures.dump("task_sessions")).isEqualTo(before);
+  }
+
+  @Test
+  void sessionIdsPastTheLimitsOrWithControlCharactersAreInvalidRequestsAndChangeNothing() throws Exception {
+    harness().establishedSession("s1", FAILED);
+    String before = harness.fixtures.dump("task_sessions");
+    Map<String, String> expected = Map.of(
+        "s".repeat(10_000), "sessionId is 10000 bytes long; at most 255 (UTF-8) are allowed; nothing was done",
+        "é".repeat(128), "sessionId is 256 bytes long; at most 255 (UTF-8) are allowed; nothing was done",
+        "s1\n", "sessionId contains a control character (U+000A at index 2); nothing was done",
+        "s\u00001", "sessionId contains a control character (U+0000 at index 1); nothing was done",
+        "  ", "sessionId is missing; nothing was done");
+
+    int n = 0;
+    for (Map.Entry<String, String> id : expected.entrySet()) {
+      // a starter that builds a short workflow id of its own still gets the workflow's own check
+      ApplicationFailure failure = failureOf("resume-session-bad-" + n++, Map.of("sessionId", id.getKey(), "mode", "RESUME"));
+      assertThat(failure.getType()).isEqualTo("INVALID_REQUEST");
+      assertThat(failure.getOriginalMessage()).isEqualTo(id.getValue());
+
+      Throwable refused = catchThrowable(() -> harness.resumes.start(new ResumeRequest(id.getKey(), ResumeMode.RESUME, "user", "test")));
+      assertThat(refused).isInstanceOf(InvalidRequestException.class).hasMessage(id.getValue());
+      assertThat(((InvalidRequestException) refused).type()).isEqualTo("INVALID_REQUEST");
+      assertThat(ByTypeName.exists(harness.client, ResumeRequest.workflowId(id.getKey())))
+          .as("the client started nothing").isFalse();
+    }
+
+    // the longest valid id is read, and then is simply not a session
+    String longest = "é".repeat(127) + "x";
+    assertThat(longest.getBytes(StandardCharsets.UTF_8)).hasSize(255);
+    assertThat(failureOf(ResumeRequest.workflowId(longest), Map.of("sessionId", longest, "mode", "RESUME")).getType())
+        .isEqualTo("SESSION_NOT_FOUND");
     assertThat(harness.fixtures.dump("task_sessions")).isEqualTo(before);
   }
 

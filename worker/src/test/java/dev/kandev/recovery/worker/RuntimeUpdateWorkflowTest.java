@@ -4,6 +4,7 @@ import static dev.kandev.recovery.worker.RuntimeUpdateHarness.activities;
 import static dev.kandev.recovery.worker.RuntimeUpdateHarness.scheduled;
 import static dev.kandev.recovery.worker.RuntimeUpdateHarness.snapshot;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.kandev.recovery.activities.json.Json;
 import dev.kandev.recovery.activities.runtime.NpxKey;
@@ -14,12 +15,14 @@ import dev.kandev.recovery.activities.testing.NpmSandbox;
 import dev.kandev.recovery.activities.testing.TestAgentPackage;
 import dev.kandev.recovery.activities.testing.TestDatabase;
 import dev.kandev.recovery.workflows.RecoveryTaskQueue;
+import dev.kandev.recovery.workflows.client.InvalidRequestException;
 import dev.kandev.recovery.workflows.client.RuntimeUpdateClient;
 import dev.kandev.recovery.workflows.runtime.ProbeInfo;
 import dev.kandev.recovery.workflows.runtime.RuntimeFailureTypes;
 import dev.kandev.recovery.workflows.runtime.RuntimeJobStatus;
 import dev.kandev.recovery.workflows.runtime.RuntimeUpdateResult;
 import dev.kandev.recovery.workflows.runtime.RuntimeUpdateStatus;
+import dev.kandev.recovery.workflows.runtime.RuntimeUpdateWorkflow;
 import dev.kandev.recovery.workflows.runtime.TestAgents;
 import io.temporal.api.enums.v1.EventType;
 import io.temporal.client.WorkflowStub;
@@ -283,6 +286,41 @@ class RuntimeUpdateWorkflowTest {
         .isEqualTo("invalid RuntimeUpdateWorkflow input: field 'agentId' must be a string; nothing was done");
     assertThat(jobs.forAgent(AGENT)).isEmpty();
     assertThat(registry.requests()).isEmpty();
+  }
+
+  @Test
+  void agentIdsPastTheLimitsOrWithControlCharactersAreInvalidRequestsAndRunNothing() throws Exception {
+    Map<String, String> expected = Map.of(
+        "a".repeat(256), "agentId is 256 bytes long; at most 255 (UTF-8) are allowed; nothing was done",
+        AGENT + "\r\n", "agentId contains a control character (U+000D at index " + AGENT.length() + "); nothing was done",
+        "", "agentId is missing; nothing was done");
+
+    int n = 0;
+    for (Map.Entry<String, String> id : expected.entrySet()) {
+      WorkflowStub byTypeName = ByTypeName.start(harness.client, RecoveryTaskQueue.DEFAULT, "RuntimeUpdateWorkflow",
+          "runtime-update-bad-" + n++, Map.of("agentId", id.getKey(), "requestedBy", "go"));
+      ApplicationFailure failure = ByTypeName.failure(harness.client, byTypeName);
+      assertThat(failure.getType()).isEqualTo("INVALID_REQUEST");
+      assertThat(failure.getOriginalMessage()).isEqualTo(id.getValue());
+
+      assertThatThrownBy(() -> updates.start(id.getKey(), "user:alice"))
+          .isInstanceOf(InvalidRequestException.class).hasMessage(id.getValue());
+      assertThat(ByTypeName.exists(harness.client, RuntimeUpdateWorkflow.workflowId(id.getKey()))).isFalse();
+    }
+    assertThat(db.fixtures().count("SELECT count(*) FROM runtime_update_jobs")).isZero();
+    assertThat(registry.requests()).isEmpty();
+  }
+
+  @Test
+  void cliRefusesAnInvalidAgentIdWithExitCodeTwo() throws Exception {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+
+    int exit = UpdateRuntimeCommand.follow(
+        updates, "opencode-acp\n", "cli:test", WAIT, new PrintStream(bytes, true, StandardCharsets.UTF_8));
+
+    assertThat(exit).isEqualTo(2);
+    assertThat(bytes.toString(StandardCharsets.UTF_8))
+        .isEqualTo("refused [INVALID_REQUEST]: agentId contains a control character (U+000A at index 12); nothing was done\n");
   }
 
   @Test

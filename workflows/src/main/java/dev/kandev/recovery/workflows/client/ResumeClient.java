@@ -4,6 +4,7 @@ import static dev.kandev.recovery.workflows.RecoverySearchAttributes.OUTCOME;
 import static dev.kandev.recovery.workflows.RecoverySearchAttributes.SESSION_ID;
 import static dev.kandev.recovery.workflows.RecoverySearchAttributes.TASK_ID;
 
+import dev.kandev.recovery.workflows.RecoveryIds;
 import dev.kandev.recovery.workflows.resume.ResumeMode;
 import dev.kandev.recovery.workflows.resume.ResumeRequest;
 import dev.kandev.recovery.workflows.resume.ResumeSessionWorkflow;
@@ -35,10 +36,11 @@ public final class ResumeClient {
     this.taskQueue = taskQueue;
   }
 
+  /** @throws InvalidRequestException if the session id breaks {@link RecoveryIds}; nothing was started */
   public ResumeHandle start(ResumeRequest request) {
-    if (request.sessionId() == null || request.sessionId().isBlank()) {
-      throw new IllegalArgumentException("a resume needs a session id");
-    }
+    RecoveryIds.problem("sessionId", request.sessionId()).ifPresent(problem -> {
+      throw new InvalidRequestException(problem);
+    });
     String workflowId = ResumeRequest.workflowId(request.sessionId());
     WorkflowOptions options =
         WorkflowOptions.newBuilder()

@@ -1,5 +1,6 @@
 package dev.kandev.recovery.workflows.client;
 
+import dev.kandev.recovery.workflows.RecoveryIds;
 import dev.kandev.recovery.workflows.RecoverySearchAttributes;
 import dev.kandev.recovery.workflows.runtime.RuntimeUpdateProgress;
 import dev.kandev.recovery.workflows.runtime.RuntimeUpdateRequest;
@@ -102,8 +103,15 @@ public final class RuntimeUpdateClient {
     }
   }
 
-  /** Starts the update of {@code agentId}, or attaches to the one already running for it. */
+  /**
+   * Starts the update of {@code agentId}, or attaches to the one already running for it.
+   *
+   * @throws InvalidRequestException if the agent id breaks {@link RecoveryIds}; nothing was started
+   */
   public Job start(String agentId, String requestedBy) {
+    RecoveryIds.problem("agentId", agentId).ifPresent(problem -> {
+      throw new InvalidRequestException(problem);
+    });
     String workflowId = RuntimeUpdateWorkflow.workflowId(agentId);
     WorkflowOptions options =
         WorkflowOptions.newBuilder()

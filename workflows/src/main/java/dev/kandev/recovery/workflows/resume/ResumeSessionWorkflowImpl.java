@@ -6,6 +6,7 @@ import static dev.kandev.recovery.workflows.RecoverySearchAttributes.SESSION_ID;
 import static dev.kandev.recovery.workflows.RecoverySearchAttributes.TASK_ID;
 
 import dev.kandev.recovery.workflows.InvalidRequest;
+import dev.kandev.recovery.workflows.RecoveryIds;
 import dev.kandev.recovery.workflows.model.SessionState;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
@@ -56,9 +57,9 @@ public class ResumeSessionWorkflowImpl implements ResumeSessionWorkflow {
     }
     this.request = request;
     String sessionId = request.sessionId();
-    if (sessionId == null || sessionId.isBlank()) {
-      throw InvalidRequest.failure("a resume needs a sessionId");
-    }
+    RecoveryIds.problem("sessionId", sessionId).ifPresent(problem -> {
+      throw InvalidRequest.failure(problem);
+    });
     Workflow.upsertTypedSearchAttributes(SESSION_ID.valueSet(sessionId));
     WorkflowInfo info = Workflow.getInfo();
     String owner = info.getWorkflowId() + "/" + info.getRunId();

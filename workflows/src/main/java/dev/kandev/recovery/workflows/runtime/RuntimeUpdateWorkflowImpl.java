@@ -1,6 +1,7 @@
 package dev.kandev.recovery.workflows.runtime;
 
 import dev.kandev.recovery.workflows.InvalidRequest;
+import dev.kandev.recovery.workflows.RecoveryIds;
 import dev.kandev.recovery.workflows.RecoverySearchAttributes;
 import io.temporal.activity.ActivityOptions;
 import io.temporal.common.RetryOptions;
@@ -69,7 +70,10 @@ public final class RuntimeUpdateWorkflowImpl implements RuntimeUpdateWorkflow {
     if (request == null) {
       throw invalid("a runtime update needs an input with an agentId; the payload was null or missing");
     }
-    agentId = request.agentId() == null ? "" : request.agentId();
+    RecoveryIds.problem("agentId", request.agentId()).ifPresent(problem -> {
+      throw invalid(problem);
+    });
+    agentId = request.agentId();
     AgentRuntime agent = catalogue.find(agentId).orElse(null);
     if (agent == null) {
       // Rejected before anything runs: no activity, no job record.
