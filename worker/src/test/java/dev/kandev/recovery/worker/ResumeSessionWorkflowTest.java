@@ -11,6 +11,8 @@ import dev.kandev.recovery.activities.json.Json;
 import dev.kandev.recovery.activities.store.Fence;
 import dev.kandev.recovery.activities.store.SessionIdentity;
 import dev.kandev.recovery.activities.testing.TestDatabase;
+import dev.kandev.recovery.activities.testing.TestAgent;
+import dev.kandev.recovery.workflows.RecoverySearchAttributes;
 import dev.kandev.recovery.workflows.client.InvalidRequestException;
 import dev.kandev.recovery.workflows.model.SessionState;
 import dev.kandev.recovery.workflows.resume.AgentActivities;
@@ -24,6 +26,7 @@ import dev.kandev.recovery.workflows.resume.ResumeRequest;
 import dev.kandev.recovery.workflows.resume.ResumeResult;
 import dev.kandev.recovery.workflows.resume.ResumeStep;
 import io.temporal.client.WorkflowStub;
+import io.temporal.common.SearchAttributes;
 import io.temporal.failure.ApplicationFailure;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -234,6 +237,12 @@ class ResumeSessionWorkflowTest {
 
     assertThat(result.outcome()).isEqualTo(ResumeOutcome.RESUMED);
     assertThat(result.providerSessionId()).isEqualTo(token);
+    // the workflow sets every documented search attribute itself: this starter set none
+    SearchAttributes attributes = stub.describe().getTypedSearchAttributes();
+    assertThat(attributes.get(RecoverySearchAttributes.SESSION_ID)).isEqualTo("s1");
+    assertThat(attributes.get(RecoverySearchAttributes.TASK_ID)).isEqualTo(ResumeHarness.taskOf("s1"));
+    assertThat(attributes.get(RecoverySearchAttributes.AGENT_ID)).isEqualTo(TestAgent.AGENT_ID);
+    assertThat(attributes.get(RecoverySearchAttributes.OUTCOME)).isEqualTo("RESUMED");
   }
 
   @Test

@@ -14,6 +14,7 @@ import dev.kandev.recovery.activities.testing.LocalNpmRegistry;
 import dev.kandev.recovery.activities.testing.NpmSandbox;
 import dev.kandev.recovery.activities.testing.TestAgentPackage;
 import dev.kandev.recovery.activities.testing.TestDatabase;
+import dev.kandev.recovery.workflows.RecoverySearchAttributes;
 import dev.kandev.recovery.workflows.RecoveryTaskQueue;
 import dev.kandev.recovery.workflows.client.InvalidRequestException;
 import dev.kandev.recovery.workflows.client.RuntimeUpdateClient;
@@ -26,6 +27,7 @@ import dev.kandev.recovery.workflows.runtime.RuntimeUpdateWorkflow;
 import dev.kandev.recovery.workflows.runtime.TestAgents;
 import io.temporal.api.enums.v1.EventType;
 import io.temporal.client.WorkflowStub;
+import io.temporal.common.SearchAttributes;
 import io.temporal.common.WorkflowExecutionHistory;
 import io.temporal.failure.ApplicationFailure;
 import java.io.ByteArrayOutputStream;
@@ -36,6 +38,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -321,6 +324,27 @@ class RuntimeUpdateWorkflowTest {
     assertThat(exit).isEqualTo(2);
     assertThat(bytes.toString(StandardCharsets.UTF_8))
         .isEqualTo("refused [INVALID_REQUEST]: agentId contains a control character (U+000A at index 12); nothing was done\n");
+  }
+
+  @Test
+  void aStartByTypeNameGetsEveryDocumentedSearchAttributeFromTheWorkflowItself() throws Exception {
+    harness.extractThroughNpx(SPEC);
+    WorkflowStub healthy = ByTypeName.start(harness.client, RecoveryTaskQueue.DEFAULT, "RuntimeUpdateWorkflow",
+        RuntimeUpdateWorkflow.workflowId(AGENT), Map.of("agentId", AGENT, "requestedBy", "go"));
+    assertThat(healthy.getResult(WAIT.toSeconds(), TimeUnit.SECONDS, RuntimeUpdateResult.class).status())
+        .isEqualTo(RuntimeUpdateStatus.SUCCEEDED);
+    SearchAttributes attributes = healthy.describe().getTypedSearchAttributes();
+    assertThat(attributes.get(RecoverySearchAttributes.AGENT_ID)).isEqualTo(AGENT);
+    assertThat(attributes.get(RecoverySearchAttributes.OUTCOME)).isEqualTo("succeeded");
+    RuntimeUpdateHarness.recordIfAsked(harness.history(healthy.getExecution().getWorkflowId(),
+        healthy.getExecution().getRunId()), "by-type-name");
+
+    WorkflowStub unknown = ByTypeName.start(harness.client, RecoveryTaskQueue.DEFAULT, "RuntimeUpdateWorkflow",
+        RuntimeUpdateWorkflow.workflowId("no-such-agent"), Map.of("agentId", "no-such-agent"));
+    assertThat(ByTypeName.failure(harness.client, unknown).getType()).isEqualTo(RuntimeFailureTypes.UNKNOWN_AGENT);
+    attributes = unknown.describe().getTypedSearchAttributes();
+    assertThat(attributes.get(RecoverySearchAttributes.AGENT_ID)).isEqualTo("no-such-agent");
+    assertThat(attributes.get(RecoverySearchAttributes.OUTCOME)).isEqualTo("failed");
   }
 
   @Test

@@ -22,6 +22,8 @@ public final class RuntimeUpdateWorkflowImpl implements RuntimeUpdateWorkflow {
   static final int MAX_PROGRESS_LINES = 200;
   static final int MAX_ERROR_CHARS = 2000;
   private static final int TAIL_LINES_IN_PROGRESS = 20;
+  /** Version 1: KandevAgentId upserted by the workflow, KandevOutcome also for an unknown agent. */
+  static final String OWN_SEARCH_ATTRIBUTES = "own-search-attributes";
   private static final Logger log = Workflow.getLogger(RuntimeUpdateWorkflowImpl.class);
 
   private final BuiltInAgents catalogue;
@@ -74,12 +76,22 @@ public final class RuntimeUpdateWorkflowImpl implements RuntimeUpdateWorkflow {
       throw invalid(problem);
     });
     agentId = request.agentId();
+    // The workflow sets its own search attributes (a starter in another SDK sets none); histories
+    // recorded before had no such commands.
+    boolean ownSearchAttributes =
+        Workflow.getVersion(OWN_SEARCH_ATTRIBUTES, Workflow.DEFAULT_VERSION, 1) >= 1;
+    if (ownSearchAttributes) {
+      Workflow.upsertTypedSearchAttributes(RecoverySearchAttributes.AGENT_ID.valueSet(agentId));
+    }
     AgentRuntime agent = catalogue.find(agentId).orElse(null);
     if (agent == null) {
       // Rejected before anything runs: no activity, no job record.
       error = bound("unknown agent '" + agentId + "'; built-in agents: " + String.join(", ", catalogue.ids()));
       status = RuntimeJobStatus.FAILED;
       line("failed: " + error);
+      if (ownSearchAttributes) {
+        outcome("failed");
+      }
       throw ApplicationFailure.newNonRetryableFailure(error, RuntimeFailureTypes.UNKNOWN_AGENT,
           new RuntimeUpdateResult(jobId, agentId, "", RuntimeUpdateStatus.FAILED, 0, false, lines, error,
               RuntimeFailureTypes.UNKNOWN_AGENT, null));

@@ -43,7 +43,7 @@ class RuntimeUpdateReplayTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"success-after-repair", "terminal-failure"})
+  @ValueSource(strings = {"success-after-repair", "terminal-failure", "by-type-name"})
   void recordedHistoryReplaysDeterministically(String name) throws Exception {
     WorkflowExecutionHistory history = WorkflowExecutionHistory.fromJson(resource("/histories/runtime-update-" + name + ".json"));
     assertThat(history.getEvents()).isNotEmpty();
