@@ -52,14 +52,18 @@ final class UpdateRuntimeCommand implements Callable<Integer> {
     }
     out.printf("runtime update %s (run %s)%n", job.workflowId(), job.runId());
     RuntimeUpdateResult result = job.follow(out::println, Duration.ofMillis(300), timeout);
+    out.println(outcomeLine(result));
+    return result.status() == RuntimeUpdateStatus.SUCCEEDED ? 0 : 1;
+  }
+
+  /** The last line: the outcome, the update attempts and what the repair really did. */
+  static String outcomeLine(RuntimeUpdateResult result) {
     if (result.status() == RuntimeUpdateStatus.SUCCEEDED) {
-      out.printf("SUCCEEDED: %s %s (ACP protocol %d), %d update attempt(s), repaired: %s%n",
+      return "SUCCEEDED: %s %s (ACP protocol %d), %d update attempt(s), repair: %s".formatted(
           result.probe().agentName(), result.probe().agentVersion(), result.probe().protocolVersion(),
-          result.attempts(), result.repaired() ? "yes" : "no");
-      return 0;
+          result.attempts(), result.repair().describe());
     }
-    out.printf("FAILED [%s]: %s (%d update attempt(s), repaired: %s)%n",
-        result.errorType(), result.error(), result.attempts(), result.repaired() ? "yes" : "no");
-    return 1;
+    return "FAILED [%s]: %s (%d update attempt(s), repair: %s)".formatted(
+        result.errorType(), result.error(), result.attempts(), result.repair().describe());
   }
 }

@@ -19,6 +19,7 @@ import dev.kandev.recovery.workflows.RecoveryTaskQueue;
 import dev.kandev.recovery.workflows.client.InvalidRequestException;
 import dev.kandev.recovery.workflows.client.RuntimeUpdateClient;
 import dev.kandev.recovery.workflows.runtime.ProbeInfo;
+import dev.kandev.recovery.workflows.runtime.RepairResult;
 import dev.kandev.recovery.workflows.runtime.RuntimeFailureTypes;
 import dev.kandev.recovery.workflows.runtime.RuntimeJobStatus;
 import dev.kandev.recovery.workflows.runtime.RuntimeUpdateResult;
@@ -121,6 +122,7 @@ class RuntimeUpdateWorkflowTest {
     assertThat(result.status()).as(String.join("\n", result.progress())).isEqualTo(RuntimeUpdateStatus.SUCCEEDED);
     assertThat(result.attempts()).isEqualTo(2);
     assertThat(result.repaired()).isTrue();
+    assertThat(result.repair()).isEqualTo(RepairResult.REMOVED);
     assertThat(result.probe()).isEqualTo(new ProbeInfo("kandev-test-agent", "1.0.0", 1, true));
     assertThat(result.progress()).contains(
         "managed runtime cache appears stale; repairing execution cache",
@@ -165,6 +167,7 @@ class RuntimeUpdateWorkflowTest {
     assertThat(result.error()).startsWith("update runtime after cache repair: ").contains("E404").hasSizeLessThan(2100);
     assertThat(result.attempts()).isEqualTo(2);
     assertThat(result.repaired()).isTrue();
+    assertThat(result.repair()).isEqualTo(RepairResult.REMOVED);
     assertThat(result.probe()).isNull();
 
     assertOnlyTheTreeWasReplaced(before, snapshot(npm.cache()), false);
@@ -203,13 +206,34 @@ class RuntimeUpdateWorkflowTest {
     assertThat(result.errorType()).isEqualTo(RuntimeFailureTypes.CACHE_REPAIR_FAILED);
     assertThat(result.error()).startsWith("repair runtime execution cache: refusing").contains("symlink");
     assertThat(result.attempts()).isEqualTo(1);
-    assertThat(result.repaired()).isTrue();
+    assertThat(result.repaired()).as("refused is not repaired").isFalse();
+    assertThat(result.repair()).isEqualTo(RepairResult.REFUSED);
+    assertThat(jobs.find(job.runId()).orElseThrow().repaired()).isFalse();
+    assertThat(job.progress().repair()).isEqualTo(RepairResult.REFUSED);
+    assertThat(UpdateRuntimeCommand.outcomeLine(result)).isEqualTo("FAILED [RUNTIME_CACHE_REPAIR_FAILED]: "
+        + result.error() + " (1 update attempt(s), repair: refused)");
     Map<String, String> after = snapshot(dir);
     before.keySet().stream().filter(p -> !p.contains("_logs") && !p.contains("_cacache"))
         .forEach(path -> assertThat(after).as(path).containsEntry(path, before.get(path)));
     assertThat(activities(harness.history(job.workflowId(), job.runId()))).containsExactly(
         "RuntimeSaveJob", "RuntimeSaveJob", "RuntimeRunUpdate", "RuntimeSaveJob", "RuntimeRepairExecutionCache",
         "RuntimeSaveJob");
+  }
+
+  @Test
+  void aRepairThatFindsNothingToRemoveSaysSoAndIsNotReportedAsRepaired() throws Exception {
+    registry.stopServing(); // never extracted, and the registry no longer has it: both updates fail
+
+    RuntimeUpdateClient.Job job = updates.start(AGENT, "user:alice");
+    RuntimeUpdateResult result = job.await(WAIT);
+
+    assertThat(result.errorType()).isEqualTo(RuntimeFailureTypes.UPDATE_FAILED);
+    assertThat(result.attempts()).isEqualTo(2);
+    assertThat(result.repaired()).isFalse();
+    assertThat(result.repair()).isEqualTo(RepairResult.NOTHING_TO_REMOVE);
+    assertThat(result.progress()).contains("nothing to remove at " + npm.npxTree(SPEC));
+    assertThat(jobs.find(job.runId()).orElseThrow().repaired()).isFalse();
+    assertThat(UpdateRuntimeCommand.outcomeLine(result)).endsWith("(2 update attempt(s), repair: nothing to remove)");
   }
 
   @Test
@@ -223,6 +247,7 @@ class RuntimeUpdateWorkflowTest {
     assertThat(result.status()).isEqualTo(RuntimeUpdateStatus.SUCCEEDED);
     assertThat(result.attempts()).isEqualTo(1);
     assertThat(result.repaired()).isFalse();
+    assertThat(result.repair()).isEqualTo(RepairResult.NOT_RUN);
     assertThat(result.probe().protocolVersion()).isEqualTo(1);
     assertThat(snapshot(npm.npxTree(SPEC)).keySet()).containsAll(before.keySet());
     assertThat(activities(harness.history(job.workflowId(), job.runId()))).containsExactly(
@@ -384,7 +409,7 @@ class RuntimeUpdateWorkflowTest {
         "retrying managed runtime update",
         "ACP initialize ok: kandev-test-agent 1.0.0, protocol version 1",
         "succeeded",
-        "SUCCEEDED: kandev-test-agent 1.0.0 (ACP protocol 1), 2 update attempt(s), repaired: yes");
+        "SUCCEEDED: kandev-test-agent 1.0.0 (ACP protocol 1), 2 update attempt(s), repair: removed");
     assertThat(out).doesNotHaveDuplicates();
   }
 

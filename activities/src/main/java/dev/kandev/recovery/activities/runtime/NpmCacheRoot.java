@@ -19,10 +19,10 @@ public final class NpmCacheRoot {
     try {
       result = runner.run(settings.cacheRootCommand(), settings.environment(), settings.configTimeout(), false);
     } catch (RuntimeException e) {
-      throw new CacheRepairException("resolve npm cache root: " + e.getMessage(), e);
+      throw CacheRepairException.failed("resolve npm cache root: " + e.getMessage(), e);
     }
     if (!result.succeeded()) {
-      throw new CacheRepairException("resolve npm cache root: " + result.describe());
+      throw CacheRepairException.failed("resolve npm cache root: " + result.describe(), null);
     }
     return validate(lastLine(result.stdout()));
   }
@@ -30,25 +30,25 @@ public final class NpmCacheRoot {
   /** The root must be absolute and already normalized, and must not be {@code /} or an {@code _npx} dir. */
   static Path validate(String printed) throws CacheRepairException {
     if (printed.isEmpty()) {
-      throw new CacheRepairException("npm reported an empty cache root");
+      throw CacheRepairException.refused("npm reported an empty cache root");
     }
     Path root;
     try {
       root = Path.of(printed);
     } catch (InvalidPathException e) {
-      throw new CacheRepairException("npm cache root '" + printed + "' is not a path");
+      throw CacheRepairException.refused("npm cache root '" + printed + "' is not a path");
     }
     if (!root.isAbsolute()) {
-      throw new CacheRepairException("npm cache root '" + printed + "' is not absolute");
+      throw CacheRepairException.refused("npm cache root '" + printed + "' is not absolute");
     }
     if (!root.normalize().equals(root) || printed.contains("/./") || printed.endsWith("/.")) {
-      throw new CacheRepairException("npm cache root '" + printed + "' is not normalized");
+      throw CacheRepairException.refused("npm cache root '" + printed + "' is not normalized");
     }
     if (root.getParent() == null) {
-      throw new CacheRepairException("npm cache root '" + printed + "' is a filesystem root");
+      throw CacheRepairException.refused("npm cache root '" + printed + "' is a filesystem root");
     }
     if (root.getFileName().toString().equals("_npx")) {
-      throw new CacheRepairException("npm cache root '" + printed + "' is itself an _npx directory");
+      throw CacheRepairException.refused("npm cache root '" + printed + "' is itself an _npx directory");
     }
     return root;
   }

@@ -33,17 +33,17 @@ public final class NpxExecutionTree {
     Path npx = root.resolve("_npx");
     Path target = npx.resolve(key);
     if (!target.getParent().equals(npx) || !npx.relativize(target).toString().equals(key)) {
-      throw new CacheRepairException("refusing " + target + ": not directly inside " + npx);
+      throw CacheRepairException.refused("refusing " + target + ": not directly inside " + npx);
     }
     if (!Files.exists(root, NOFOLLOW_LINKS)) {
       return new RepairOutcome(root.toString(), key, target.toString(), false);
     }
     if (!isPlainDirectory(root)) {
-      throw new CacheRepairException("refusing to repair: npm cache root " + root + " is a symlink or not a directory");
+      throw CacheRepairException.refused("refusing to repair: npm cache root " + root + " is a symlink or not a directory");
     }
     try (DirectoryStream<Path> rootStream = Files.newDirectoryStream(root)) {
       if (!(rootStream instanceof SecureDirectoryStream<Path> secureRoot)) {
-        throw new CacheRepairException("refusing to repair: this platform has no descriptor-relative directory walk");
+        throw CacheRepairException.refused("refusing to repair: this platform has no descriptor-relative directory walk");
       }
       if (!exists(secureRoot, Path.of("_npx"))) {
         return new RepairOutcome(root.toString(), key, target.toString(), false);
@@ -55,15 +55,15 @@ public final class NpxExecutionTree {
         }
         BasicFileAttributes attributes = attributes(npxStream, keyName);
         if (attributes.isSymbolicLink()) {
-          throw new CacheRepairException("refusing to remove " + target + ": it is a symlink");
+          throw CacheRepairException.refused("refusing to remove " + target + ": it is a symlink");
         }
         if (!attributes.isDirectory()) {
-          throw new CacheRepairException("refusing to remove " + target + ": it is not a directory");
+          throw CacheRepairException.refused("refusing to remove " + target + ": it is not a directory");
         }
         deleteTree(npxStream, keyName, target);
       }
     } catch (IOException e) {
-      throw new CacheRepairException("remove " + target + ": " + e.getMessage(), e);
+      throw CacheRepairException.failed("remove " + target + ": " + e.getMessage(), e);
     }
     return new RepairOutcome(root.toString(), key, target.toString(), true);
   }
@@ -76,12 +76,12 @@ public final class NpxExecutionTree {
       throws IOException, CacheRepairException {
     BasicFileAttributes attributes = attributes(parent, name);
     if (attributes.isSymbolicLink() || !attributes.isDirectory()) {
-      throw new CacheRepairException("refusing to repair: " + shown + " is a symlink or not a directory");
+      throw CacheRepairException.refused("refusing to repair: " + shown + " is a symlink or not a directory");
     }
     try {
       return parent.newDirectoryStream(name, NOFOLLOW_LINKS);
     } catch (FileSystemException e) {
-      throw new CacheRepairException("refusing to repair: cannot open " + shown + " without following links", e);
+      throw CacheRepairException.refused("refusing to repair: cannot open " + shown + " without following links", e);
     }
   }
 

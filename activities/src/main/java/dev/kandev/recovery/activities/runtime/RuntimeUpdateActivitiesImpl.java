@@ -77,8 +77,9 @@ public final class RuntimeUpdateActivitiesImpl implements RuntimeUpdateActivitie
           outcome.removed() ? "removed" : "nothing to remove at", outcome.target());
       return outcome;
     } catch (CacheRepairException e) {
-      log.warn("runtime cache repair of {} failed: {}", agent.agentId(), e.getMessage());
-      throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), RuntimeFailureTypes.CACHE_REPAIR_FAILED);
+      log.warn("runtime cache repair of {} {}: {}", agent.agentId(), e.refused() ? "refused" : "failed", e.getMessage());
+      throw ApplicationFailure.newNonRetryableFailure(e.getMessage(),
+          e.refused() ? RuntimeFailureTypes.CACHE_REPAIR_REFUSED : RuntimeFailureTypes.CACHE_REPAIR_FAILED);
     }
   }
 

@@ -24,7 +24,8 @@ class NpmCacheRootTest {
   @Test
   void aRelativeRootIsRefused() {
     assertThatThrownBy(() -> NpmCacheRoot.validate("relative-cache"))
-        .isInstanceOf(CacheRepairException.class).hasMessageContaining("not absolute");
+        .isInstanceOf(CacheRepairException.class).hasMessageContaining("not absolute")
+        .matches(e -> ((CacheRepairException) e).refused(), "reported as refused");
   }
 
   @Test
@@ -34,7 +35,8 @@ class NpmCacheRootTest {
         Duration.ofSeconds(5), Duration.ofSeconds(5), Duration.ofSeconds(5));
 
     assertThatThrownBy(() -> new NpmCacheRoot(broken, new CommandRunner()).resolve())
-        .isInstanceOf(CacheRepairException.class).hasMessageContaining("resolve npm cache root");
+        .isInstanceOf(CacheRepairException.class).hasMessageContaining("resolve npm cache root")
+        .matches(e -> !((CacheRepairException) e).refused(), "reported as failed, not refused");
   }
 
   @Test

@@ -136,7 +136,8 @@ class NpxExecutionTreeTest {
     List<String> before = tree(dir);
     assertThatThrownBy(() -> NpxExecutionTree.invalidate(cacheRoot, SPEC))
         .isInstanceOf(CacheRepairException.class)
-        .hasMessageContaining(reason);
+        .hasMessageContaining(reason)
+        .matches(e -> ((CacheRepairException) e).refused(), "reported as refused");
     assertThat(tree(dir)).as("nothing deleted").isEqualTo(before);
   }
 

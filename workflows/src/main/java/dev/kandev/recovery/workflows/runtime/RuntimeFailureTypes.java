@@ -8,6 +8,11 @@ public final class RuntimeFailureTypes {
   public static final String UPDATE_FAILED = "RUNTIME_UPDATE_FAILED";
   /** The targeted {@code _npx} invalidation refused or failed; terminal. */
   public static final String CACHE_REPAIR_FAILED = "RUNTIME_CACHE_REPAIR_FAILED";
+  /**
+   * The repair activity's own type when it refused an unsafe target (nothing deleted); the
+   * workflow then fails with {@link #CACHE_REPAIR_FAILED} and {@code repair: REFUSED}.
+   */
+  public static final String CACHE_REPAIR_REFUSED = "RUNTIME_CACHE_REPAIR_REFUSED";
   /** The ACP capability probe failed; terminal. */
   public static final String PROBE_FAILED = "RUNTIME_PROBE_FAILED";
 

@@ -2,7 +2,10 @@ package dev.kandev.recovery.workflows.runtime;
 
 import java.util.List;
 
-/** The whole job record as the workflow knows it; saving it is an idempotent upsert. */
+/**
+ * The whole job record as the workflow knows it; saving it is an idempotent upsert. {@code
+ * repaired}: the repair removed the package's tree.
+ */
 public record RuntimeJobSnapshot(
     String jobId,
     String workflowId,

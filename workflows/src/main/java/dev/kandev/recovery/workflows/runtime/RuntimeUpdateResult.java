@@ -8,7 +8,8 @@ import java.util.List;
  * execution shows as Failed in the Web UI and a starter still gets the whole record.
  *
  * @param attempts update command runs (1 or 2)
- * @param repaired whether the targeted {@code _npx} repair ran
+ * @param repaired whether the targeted {@code _npx} repair removed the package's tree
+ * @param repair what the repair did ({@link RepairResult#NOT_RUN} if it did not run)
  * @param errorType stable failure type ({@link RuntimeFailureTypes}), empty on success
  * @param probe the ACP {@code initialize} answer, null unless the probe passed
  */
@@ -19,11 +20,13 @@ public record RuntimeUpdateResult(
     RuntimeUpdateStatus status,
     int attempts,
     boolean repaired,
+    RepairResult repair,
     List<String> progress,
     String error,
     String errorType,
     ProbeInfo probe) {
   public RuntimeUpdateResult {
+    repair = repair == null ? RepairResult.NOT_RUN : repair;
     progress = List.copyOf(progress);
     error = error == null ? "" : error;
     errorType = errorType == null ? "" : errorType;

@@ -33,6 +33,7 @@ public final class RuntimeUpdateWorkflowImpl implements RuntimeUpdateWorkflow {
   private RuntimeJobStatus status = RuntimeJobStatus.QUEUED;
   private int attempts;
   private boolean repaired;
+  private RepairResult repair = RepairResult.NOT_RUN;
   private String error = "";
 
   /** The production catalogue. */
@@ -93,7 +94,7 @@ public final class RuntimeUpdateWorkflowImpl implements RuntimeUpdateWorkflow {
         outcome("failed");
       }
       throw ApplicationFailure.newNonRetryableFailure(error, RuntimeFailureTypes.UNKNOWN_AGENT,
-          new RuntimeUpdateResult(jobId, agentId, "", RuntimeUpdateStatus.FAILED, 0, false, lines, error,
+          new RuntimeUpdateResult(jobId, agentId, "", RuntimeUpdateStatus.FAILED, 0, false, repair, lines, error,
               RuntimeFailureTypes.UNKNOWN_AGENT, null));
     }
     line("runtime update of " + agent.agentId() + " (" + agent.packageSpec() + ") requested by " + request.requestedBy());
@@ -107,13 +108,15 @@ public final class RuntimeUpdateWorkflowImpl implements RuntimeUpdateWorkflow {
       line("managed runtime cache appears stale; repairing execution cache");
       status = RuntimeJobStatus.REPAIRING;
       save(agent, request);
-      repaired = true;
       try {
-        RepairOutcome repair =
+        RepairOutcome outcome =
             stub(RuntimeStepTimeouts.REPAIR, "repair _npx tree of " + agent.packageSpec())
                 .repairExecutionCache(new RepairStep(jobId, agent.agentId()));
-        line(repair.removed() ? "removed " + repair.target() : "nothing to remove at " + repair.target());
+        repaired = outcome.removed();
+        repair = outcome.removed() ? RepairResult.REMOVED : RepairResult.NOTHING_TO_REMOVE;
+        line(outcome.removed() ? "removed " + outcome.target() : "nothing to remove at " + outcome.target());
       } catch (ActivityFailure e) {
+        repair = refused(e) ? RepairResult.REFUSED : RepairResult.FAILED;
         throw terminal(agent, request, "repair runtime execution cache: " + message(e),
             RuntimeFailureTypes.CACHE_REPAIR_FAILED);
       }
@@ -148,7 +151,7 @@ public final class RuntimeUpdateWorkflowImpl implements RuntimeUpdateWorkflow {
 
   @Override
   public RuntimeUpdateProgress progress() {
-    return new RuntimeUpdateProgress(jobId, agentId, status, attempts, repaired, lines, error);
+    return new RuntimeUpdateProgress(jobId, agentId, status, attempts, repaired, repair, lines, error);
   }
 
   /** Runs the update once; returns its failure, or null if it succeeded. */
@@ -191,7 +194,7 @@ public final class RuntimeUpdateWorkflowImpl implements RuntimeUpdateWorkflow {
 
   private RuntimeUpdateResult result(AgentRuntime agent, RuntimeUpdateStatus outcome, String type, ProbeInfo probe) {
     return new RuntimeUpdateResult(
-        jobId, agent.agentId(), agent.packageSpec(), outcome, attempts, repaired, lines, error, type, probe);
+        jobId, agent.agentId(), agent.packageSpec(), outcome, attempts, repaired, repair, lines, error, type, probe);
   }
 
   private void save(AgentRuntime agent, RuntimeUpdateRequest request) {
@@ -220,6 +223,11 @@ public final class RuntimeUpdateWorkflowImpl implements RuntimeUpdateWorkflow {
     if (lines.size() < MAX_PROGRESS_LINES) {
       lines.add(bound(text));
     }
+  }
+
+  private static boolean refused(ActivityFailure e) {
+    return e.getCause() instanceof ApplicationFailure failure
+        && RuntimeFailureTypes.CACHE_REPAIR_REFUSED.equals(failure.getType());
   }
 
   private static String message(ActivityFailure e) {

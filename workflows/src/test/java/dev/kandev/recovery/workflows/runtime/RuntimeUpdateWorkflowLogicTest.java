@@ -61,6 +61,7 @@ class RuntimeUpdateWorkflowLogicTest {
     assertThat(result.status()).isEqualTo(RuntimeUpdateStatus.SUCCEEDED);
     assertThat(activities.calls).containsExactly("update:1", "probe");
     assertThat(result.packageSpec()).isEqualTo("opencode-ai");
+    assertThat(result.repair()).isEqualTo(RepairResult.NOT_RUN);
     assertThat(activities.saved.get(activities.saved.size() - 1).status()).isEqualTo(RuntimeJobStatus.SUCCEEDED);
   }
 
@@ -76,6 +77,37 @@ class RuntimeUpdateWorkflowLogicTest {
         RuntimeJobStatus.QUEUED, RuntimeJobStatus.UPDATING, RuntimeJobStatus.REPAIRING, RuntimeJobStatus.RETRYING,
         RuntimeJobStatus.PROBING, RuntimeJobStatus.SUCCEEDED);
     assertThat(result.progress()).contains("  | npm error code EJSONPARSE");
+    assertThat(result.repaired()).isTrue();
+    assertThat(result.repair()).isEqualTo(RepairResult.REMOVED);
+  }
+
+  @Test
+  void aRepairThatFoundNothingIsReportedAsSuchNotAsRepaired() throws Exception {
+    activities.updates.addAll(List.of(false, true));
+    activities.treeExists = false;
+
+    RuntimeUpdateResult result = run("opencode-acp");
+
+    assertThat(result.status()).isEqualTo(RuntimeUpdateStatus.SUCCEEDED);
+    assertThat(result.repaired()).isFalse();
+    assertThat(result.repair()).isEqualTo(RepairResult.NOTHING_TO_REMOVE);
+    assertThat(result.progress()).contains("nothing to remove at /cache/_npx/e2094862b59aac7b");
+    assertThat(activities.saved.get(activities.saved.size() - 1).repaired()).isFalse();
+  }
+
+  @Test
+  void aRefusedRepairIsReportedAsRefusedNotAsRepaired() throws Exception {
+    activities.updates.addAll(List.of(false, true));
+    activities.repairFailure = RuntimeFailureTypes.CACHE_REPAIR_REFUSED;
+
+    RuntimeUpdateClient.Job job = updates.start("opencode-acp", "test");
+    RuntimeUpdateResult result = job.await(Duration.ofSeconds(30));
+
+    assertThat(result.errorType()).isEqualTo(RuntimeFailureTypes.CACHE_REPAIR_FAILED);
+    assertThat(result.repaired()).isFalse();
+    assertThat(result.repair()).isEqualTo(RepairResult.REFUSED);
+    assertThat(job.progress().repair()).isEqualTo(RepairResult.REFUSED);
+    assertThat(job.progress().repaired()).isFalse();
   }
 
   @Test
@@ -95,11 +127,13 @@ class RuntimeUpdateWorkflowLogicTest {
   @Test
   void aFailedRepairIsTerminalWithoutARetry() throws Exception {
     activities.updates.addAll(List.of(false, true));
-    activities.repairFails = true;
+    activities.repairFailure = RuntimeFailureTypes.CACHE_REPAIR_FAILED;
 
     RuntimeUpdateResult result = run("opencode-acp");
 
     assertThat(result.errorType()).isEqualTo(RuntimeFailureTypes.CACHE_REPAIR_FAILED);
+    assertThat(result.repair()).isEqualTo(RepairResult.FAILED);
+    assertThat(result.repaired()).isFalse();
     assertThat(result.attempts()).isEqualTo(1);
     assertThat(activities.calls).containsExactly("update:1", "repair");
   }
@@ -143,7 +177,9 @@ class RuntimeUpdateWorkflowLogicTest {
     final Deque<Boolean> updates = new ArrayDeque<>();
     final List<String> calls = Collections.synchronizedList(new ArrayList<>());
     final List<RuntimeJobSnapshot> saved = Collections.synchronizedList(new ArrayList<>());
-    volatile boolean repairFails;
+    /** The repair activity's failure type, or null: it succeeds. */
+    volatile String repairFailure;
+    volatile boolean treeExists = true;
     volatile boolean probeFails;
     volatile String failureMessage = "npm exec … exited with code 1: npm error code EJSONPARSE";
     volatile int tailLines = 1;
@@ -167,10 +203,10 @@ class RuntimeUpdateWorkflowLogicTest {
     @Override
     public RepairOutcome repairExecutionCache(RepairStep step) {
       calls.add("repair");
-      if (repairFails) {
-        throw ApplicationFailure.newNonRetryableFailure("refusing: symlink", RuntimeFailureTypes.CACHE_REPAIR_FAILED);
+      if (repairFailure != null) {
+        throw ApplicationFailure.newNonRetryableFailure("refusing: symlink", repairFailure);
       }
-      return new RepairOutcome("/cache", "e2094862b59aac7b", "/cache/_npx/e2094862b59aac7b", true);
+      return new RepairOutcome("/cache", "e2094862b59aac7b", "/cache/_npx/e2094862b59aac7b", treeExists);
     }
 
     @Override
