@@ -54,6 +54,7 @@ final class ResumeCommand implements Callable<Integer> {
   /** Prints progress lines as they appear and a final outcome line; returns the exit code. */
   static int follow(ResumeClient client, ResumeRequest request, Duration timeout, PrintStream out) throws InterruptedException {
     ResumeHandle handle;
+    request.warning().ifPresent(out::println);
     try {
       handle = client.start(request);
     } catch (ResumeConflictException e) {

@@ -28,8 +28,11 @@ import dev.kandev.recovery.workflows.resume.ResumeStep;
 import io.temporal.client.WorkflowStub;
 import io.temporal.common.SearchAttributes;
 import io.temporal.failure.ApplicationFailure;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -181,6 +184,10 @@ class ResumeSessionWorkflowTest {
     assertThat(failure.recoveryActions()).containsExactly(ResumeMode.START_FRESH);
     assertThat(harness.identity("s1")).isEqualTo(new SessionIdentity("", ""));
     assertThat(harness.state("s1")).isEqualTo(FAILED);
+    String gone = "resume failed at LAUNCH_AGENT (AGENT_SESSION_NEW_FAILED): Start fresh cleared the stored conversation"
+        + " (provider session " + old + "), which can no longer be resumed; ";
+    assertThat(failure.message()).startsWith(gone);
+    assertThat(harness.components().sessions.get("s1").errorMessage()).startsWith(gone);
 
     harness.agentMode("normal");
     ResumeResult fresh = harness.resume("s1", ResumeMode.START_FRESH);
@@ -190,6 +197,38 @@ class ResumeSessionWorkflowTest {
     assertThat(fresh.providerSessionId()).isNotEqualTo(old).isNotBlank();
     assertThat(harness.identity("s1")).isEqualTo(new SessionIdentity(fresh.providerSessionId(), fresh.providerSessionId()));
     RecordedHistories.recordIfAsked(harness.history("s1"), "resume-start-fresh");
+  }
+
+  @Test
+  void theCliWarnsBeforeAStartFreshAndItsFailureSaysTheConversationIsGone() throws Exception {
+    String old = harness().establishedSession("s1", FAILED);
+    harness.agentMode("reject-new");
+    ResumeRequest fresh = new ResumeRequest("s1", ResumeMode.START_FRESH, "user", "cli");
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+
+    int exit = ResumeCommand.follow(harness.resumes, fresh, Duration.ofMinutes(2), new PrintStream(bytes, true, StandardCharsets.UTF_8));
+
+    List<String> out = bytes.toString(StandardCharsets.UTF_8).lines().toList();
+    assertThat(exit).isOne();
+    assertThat(out.get(0)).isEqualTo("Start fresh: the stored conversation of session s1 will no longer be resumable"
+        + " (it is cleared before the new one is created, even if that fails)");
+    assertThat(out.get(1)).startsWith("starting fresh resume-session-s1 (run ");
+    assertThat(out).contains("  LAUNCH_AGENT: session/new");
+    assertThat(out).anyMatch(line -> line.startsWith("  resume failed at LAUNCH_AGENT (AGENT_SESSION_NEW_FAILED): Start fresh"
+        + " cleared the stored conversation (provider session " + old + "), which can no longer be resumed; "));
+    assertThat(out).last().isEqualTo("  recovery actions: [START_FRESH]");
+    assertThat(new ResumeRequest("s1", ResumeMode.RESUME, "user", "cli").warning()).as("a Resume clears nothing").isEmpty();
+  }
+
+  @Test
+  void aFailedResumeDoesNotSayTheConversationIsGone() throws Exception {
+    String token = harness().establishedSession("s1", FAILED);
+    harness.agentMode("exit-before-initialize");
+
+    ResumeFailure failure = harness.resumeFailing("s1", ResumeMode.RESUME);
+
+    assertThat(failure.message()).doesNotContain("can no longer be resumed");
+    assertRecoverable("s1", FAILED, token);
   }
 
   @Test

@@ -93,7 +93,7 @@ public class ResumeSessionWorkflowImpl implements ResumeSessionWorkflow {
       saga.addCompensation(restorer::restoreCredentialSnapshot, sessionId, context.previousSnapshotJson(), attempt.fence);
       sessions.persistCredentialSnapshot(sessionId, lease.snapshot(), attempt.fence);
 
-      enter(ResumeStep.LAUNCH_AGENT, context.resumeToken().isEmpty() ? "session/new" : "session/load " + context.resumeToken());
+      enter(ResumeStep.LAUNCH_AGENT, attempt.hasToken() ? "session/load " + context.resumeToken() : "session/new");
       saga.addCompensation(stopper::stopAgent, sessionId);
       LaunchOutcome launched = launcher.launchAgent(sessionId, lease.leaseIds(), attempt.fence);
 
@@ -107,7 +107,8 @@ public class ResumeSessionWorkflowImpl implements ResumeSessionWorkflow {
     } catch (ActivityFailure | CanceledFailure failure) {
       ResumeStep failedStep = step;
       String type = failureType(failure);
-      attempt.errorMessage = "resume failed at " + failedStep + " (" + type + "): " + failureMessage(failure);
+      attempt.errorMessage = "resume failed at " + failedStep + " (" + type + "): " + attempt.lostConversation()
+          + failureMessage(failure);
       note(attempt.errorMessage);
       if (attempt.context != null) {
         enter(ResumeStep.COMPENSATE, "restoring the prior state");
@@ -139,6 +140,14 @@ public class ResumeSessionWorkflowImpl implements ResumeSessionWorkflow {
     String errorMessage = "";
     SessionState restoredState;
     boolean identityCleared;
+
+    /** Said first in the failure of a Start fresh that cleared a stored conversation: it is gone for good. */
+    String lostConversation() {
+      return identityCleared && !context.resumeToken().isEmpty()
+          ? "Start fresh cleared the stored conversation (provider session " + context.resumeToken()
+              + "), which can no longer be resumed; "
+          : "";
+    }
 
     /** Resume needs a stored provider session; once cleared (or if never made) only Start fresh is left. */
     boolean hasToken() {
