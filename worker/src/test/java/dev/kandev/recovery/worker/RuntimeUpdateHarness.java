@@ -5,6 +5,7 @@ import dev.kandev.recovery.activities.runtime.CommandRunner;
 import dev.kandev.recovery.activities.testing.NpmSandbox;
 import dev.kandev.recovery.activities.testing.TestAgentPackage;
 import dev.kandev.recovery.activities.testing.TestDatabase;
+import dev.kandev.recovery.worker.dev.DevTemporalServer;
 import dev.kandev.recovery.workflows.RecoverySearchAttributes;
 import dev.kandev.recovery.workflows.RecoveryTaskQueue;
 import dev.kandev.recovery.workflows.client.RecoveryDataConverter;
@@ -16,7 +17,7 @@ import io.temporal.client.WorkflowClientOptions;
 import io.temporal.common.WorkflowExecutionHistory;
 import io.temporal.testing.TestEnvironmentOptions;
 import io.temporal.testing.TestWorkflowEnvironment;
-import io.temporal.worker.Worker;
+import io.temporal.worker.WorkerFactory;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -30,29 +31,67 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Stream;
 
-/** A Temporal test environment running the real worker components against a private npm world. */
+/**
+ * The real worker components against a private npm world, on the SDK's test environment or on a
+ * real Temporal server (the CLI's dev server, with its Web UI).
+ */
 final class RuntimeUpdateHarness implements AutoCloseable {
-  final TestWorkflowEnvironment env;
   final WorkflowClient client;
   final NpmSandbox npm;
   private final Components components;
+  private final AutoCloseable temporal;
+  private final String webUi;
 
   RuntimeUpdateHarness(TestDatabase db, NpmSandbox npm) {
     this.npm = npm;
-    this.env = TestWorkflowEnvironment.newInstance(TestEnvironmentOptions.newBuilder()
+    TestWorkflowEnvironment env = TestWorkflowEnvironment.newInstance(TestEnvironmentOptions.newBuilder()
         .setUseTimeskipping(false)
         .setWorkflowClientOptions(WorkflowClientOptions.newBuilder().setDataConverter(RecoveryDataConverter.INSTANCE).build())
         .build());
     RecoverySearchAttributes.ALL.forEach(
         key -> env.registerSearchAttribute(key.getName(), IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD));
+    this.components = components(db, npm);
+    components.register(env.newWorker(RecoveryTaskQueue.DEFAULT));
+    env.start();
+    this.client = env.getWorkflowClient();
+    this.temporal = env::close;
+    this.webUi = null;
+  }
+
+  private RuntimeUpdateHarness(TestDatabase db, NpmSandbox npm, DevTemporalServer server) {
+    this.npm = npm;
+    TemporalConnection connection = TemporalConnection.open(server.address(), "default", "test-worker");
+    this.components = components(db, npm);
+    WorkerFactory factory = WorkerFactory.newInstance(connection.client);
+    components.register(factory.newWorker(RecoveryTaskQueue.DEFAULT));
+    factory.start();
+    this.client = connection.client;
+    this.temporal = () -> {
+      factory.shutdownNow();
+      connection.close();
+      server.close();
+    };
+    this.webUi = server.webUi();
+  }
+
+  /** The same on a real Temporal server whose state lives in {@code stateDir}. */
+  static RuntimeUpdateHarness onRealServer(TestDatabase db, NpmSandbox npm, Path stateDir) {
+    return new RuntimeUpdateHarness(db, npm, RealTemporalServer.start(stateDir));
+  }
+
+  /** The Web UI of the real server. */
+  String webUi() {
+    if (webUi == null) {
+      throw new IllegalStateException("the SDK's test environment has no Web UI: use onRealServer");
+    }
+    return webUi;
+  }
+
+  private static Components components(TestDatabase db, NpmSandbox npm) {
     Settings settings = Settings.fromEnvironment(Map.of(
             "KANDEV_DB_SCHEMA", db.database().schema(), "KANDEV_WORKER_INSTANCE", "test-worker"))
         .withNpm(npm.settings());
-    Worker worker = env.newWorker(RecoveryTaskQueue.DEFAULT);
-    components = new Components(settings, db.database(), TestAgents.CATALOGUE, null);
-    components.register(worker);
-    env.start();
-    this.client = env.getWorkflowClient();
+    return new Components(settings, db.database(), TestAgents.CATALOGUE, null);
   }
 
   /** What a first normal launch does: {@code npx --yes --prefer-offline kandev-test-agent}, stdin closed. */
@@ -130,8 +169,11 @@ final class RuntimeUpdateHarness implements AutoCloseable {
   }
 
   @Override
-  public void close() {
-    env.close();
-    components.close();
+  public void close() throws Exception {
+    try {
+      temporal.close();
+    } finally {
+      components.close();
+    }
   }
 }

@@ -83,7 +83,7 @@ class RuntimeUpdateWorkflowTest {
   }
 
   @AfterEach
-  void stop() {
+  void stop() throws Exception {
     harness.close();
     registry.close();
   }

@@ -1,0 +1,71 @@
+package dev.kandev.recovery.worker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.kandev.recovery.activities.testing.LocalNpmRegistry;
+import dev.kandev.recovery.activities.testing.NpmSandbox;
+import dev.kandev.recovery.activities.testing.TestAgentPackage;
+import dev.kandev.recovery.activities.testing.TestDatabase;
+import dev.kandev.recovery.workflows.RecoveryTaskQueue;
+import dev.kandev.recovery.workflows.client.RuntimeUpdateClient;
+import dev.kandev.recovery.workflows.runtime.RuntimeUpdateStatus;
+import dev.kandev.recovery.workflows.runtime.TestAgents;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A runtime update whose extracted tree is corrupt, read in the Web UI of a real Temporal server:
+ * the update, the targeted repair, the one retry and the ACP probe, in that order, and the result.
+ */
+class RuntimeUpdateWebUiIT {
+  private static final String SPEC = TestAgents.TEST_AGENT.packageSpec();
+
+  @RegisterExtension final TestDatabase db = new TestDatabase();
+  @TempDir Path dir;
+  private LocalNpmRegistry registry;
+  private RuntimeUpdateHarness harness;
+  private WebUi ui;
+
+  @BeforeEach
+  void start() throws Exception {
+    registry = LocalNpmRegistry.serve(TestAgentPackage.NAME, TestAgentPackage.VERSION,
+        TestAgentPackage.pack(dir.resolve("pack")));
+    harness = RuntimeUpdateHarness.onRealServer(db, NpmSandbox.in(dir, registry.url()), dir.resolve("temporal"));
+    ui = new WebUi(harness.webUi(), Path.of("target", "webui-screenshots"), dir.resolve("chromium"));
+  }
+
+  @AfterEach
+  void stop() throws Exception {
+    try {
+      ui.close();
+      harness.close();
+    } finally {
+      registry.close();
+    }
+  }
+
+  @Test
+  void anOperatorSeesTheUpdateTheRepairTheRetryAndTheProbe() throws Exception {
+    harness.extractThroughNpx(SPEC);
+    harness.corrupt(SPEC);
+    RuntimeUpdateClient.Job job = new RuntimeUpdateClient(harness.client, RecoveryTaskQueue.DEFAULT)
+        .start(TestAgents.TEST_AGENT.agentId(), "user:alice");
+    assertThat(job.await(Duration.ofSeconds(90)).status()).isEqualTo(RuntimeUpdateStatus.SUCCEEDED);
+
+    ui.workflows("KandevAgentId = \"" + TestAgents.TEST_AGENT.agentId() + "\"")
+        .awaitText(t -> t.contains("1 Workflows") || t.contains("1 Workflow "), "the runtime update by KandevAgentId");
+    ui.workflow(job.workflowId(), job.runId(), "history").awaitText("Workflow Execution Completed");
+    // The event list names each step by its activity summary; the result panel shows the outcome.
+    assertThat(ui.text()).contains("\"status\": \"SUCCEEDED\"", "Summary update kandev-test-agent",
+        "Summary repair _npx tree of kandev-test-agent", "Summary retry update kandev-test-agent after repair",
+        "Summary ACP initialize probe of kandev-test-agent");
+    assertThat(ui.scheduledActivities()).filteredOn(type -> !type.equals("RuntimeSaveJob"))
+        .containsExactly("RuntimeRunUpdate", "RuntimeRepairExecutionCache", "RuntimeRunUpdate", "RuntimeProbeAcp");
+    ui.screenshot("runtime-update-history");
+  }
+}
