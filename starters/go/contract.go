@@ -1,0 +1,139 @@
+// Package recovery starts and follows kandev-recovery's workflows from Go, as the Kandev API does:
+// by workflow type name, with the workflow ids, task queue and conflict policies of
+// docs/contract.md, and plain structs for the JSON payloads. It needs nothing of the Java code.
+package recovery
+
+// What docs/contract.md fixes for every starter.
+const (
+	// TaskQueue is the worker's default task queue (worker setting KANDEV_TASK_QUEUE).
+	TaskQueue = "kandev-recovery"
+	// ResumeWorkflowType resumes, or on the user's explicit choice starts fresh, one task session.
+	ResumeWorkflowType = "ResumeSessionWorkflow"
+	// RuntimeUpdateWorkflowType updates one built-in managed npm agent runtime.
+	RuntimeUpdateWorkflowType = "RuntimeUpdateWorkflow"
+	// ProgressQuery is the query both workflows answer with what they did so far.
+	ProgressQuery = "progress"
+
+	// The Keyword search attributes the workflows set, to list runs by.
+	SearchAttributeSessionID = "KandevSessionId"
+	SearchAttributeTaskID    = "KandevTaskId"
+	SearchAttributeAgentID   = "KandevAgentId"
+	SearchAttributeOutcome   = "KandevOutcome"
+
+	// FailureInvalidRequest is the failure type of a run whose input could not be used; it has no details.
+	FailureInvalidRequest = "INVALID_REQUEST"
+)
+
+// ResumeWorkflowID is the id of the resume of a session: one runs per session at a time.
+func ResumeWorkflowID(sessionID string) string { return "resume-session-" + sessionID }
+
+// RuntimeUpdateWorkflowID is the id of the runtime update of an agent: one runs per agent at a time.
+func RuntimeUpdateWorkflowID(agentID string) string { return "runtime-update-" + agentID }
+
+// ResumeMode says what a resume does with the stored provider-native session.
+type ResumeMode string
+
+const (
+	// ModeResume loads the stored provider session (session/load); never silently a new one.
+	ModeResume ResumeMode = "RESUME"
+	// ModeStartFresh is the user's explicit choice: clear the stored identity, then session/new.
+	ModeStartFresh ResumeMode = "START_FRESH"
+)
+
+// ResumeRequest is the input of ResumeSessionWorkflow.
+type ResumeRequest struct {
+	SessionID string     `json:"sessionId"`
+	Mode      ResumeMode `json:"mode"`
+	// Reason is why the resume happens: "user" (the default) or "restart_recovery".
+	Reason string `json:"reason,omitempty"`
+	// RequestedBy is who asked, for the operator: a user id, "kandev-api", ...
+	RequestedBy string `json:"requestedBy,omitempty"`
+}
+
+// ResumeOutcome values of a successful resume, and the KandevOutcome search attribute of the others.
+const (
+	OutcomeResumed      = "RESUMED"
+	OutcomeStartedFresh = "STARTED_FRESH"
+	OutcomeFailed       = "FAILED"
+	OutcomeRejected     = "REJECTED"
+	OutcomeCancelled    = "CANCELLED"
+)
+
+// ResumeResult is what a successful ResumeSessionWorkflow returns.
+type ResumeResult struct {
+	SessionID  string `json:"sessionId"`
+	TaskID     string `json:"taskId"`
+	Outcome    string `json:"outcome"`
+	FinalState string `json:"finalState"`
+	// ProviderSessionID is the provider-native session id now in use.
+	ProviderSessionID string `json:"providerSessionId"`
+	// Loaded is true if the stored session was loaded (session/load), false if newly created.
+	Loaded bool `json:"loaded"`
+}
+
+// ResumeFailure is the details of a failed resume's ApplicationError, whose type is FailureType.
+type ResumeFailure struct {
+	SessionID   string `json:"sessionId"`
+	Step        string `json:"step"`
+	FailureType string `json:"failureType"`
+	Message     string `json:"message"`
+	// SessionState is the session's state after recovery handling.
+	SessionState string `json:"sessionState"`
+	// RecoveryActions is what the user can do next: RESUME, START_FRESH; empty when nothing changed.
+	RecoveryActions []ResumeMode `json:"recoveryActions"`
+}
+
+// ResumeProgress answers the progress query of a resume: the current step and what happened so far.
+type ResumeProgress struct {
+	SessionID string     `json:"sessionId"`
+	Mode      ResumeMode `json:"mode"`
+	// Step is one of ACQUIRE_LOCK, READ_CONTEXT, CLEAR_IDENTITY, MARK_STARTING, ISSUE_CREDENTIAL_LEASE,
+	// PERSIST_CREDENTIAL_SNAPSHOT, LAUNCH_AGENT, SETTLE_SESSION, COMPENSATE, RELEASE_LOCK, DONE.
+	Step  string   `json:"step"`
+	Lines []string `json:"lines"`
+}
+
+// RuntimeUpdateRequest is the input of RuntimeUpdateWorkflow. Only built-in agent ids are accepted.
+type RuntimeUpdateRequest struct {
+	AgentID     string `json:"agentId"`
+	RequestedBy string `json:"requestedBy,omitempty"`
+}
+
+// RuntimeUpdateResult is what a successful RuntimeUpdateWorkflow returns, and (with Status FAILED)
+// the details of a failed one's ApplicationError.
+type RuntimeUpdateResult struct {
+	JobID       string `json:"jobId"`
+	AgentID     string `json:"agentId"`
+	PackageSpec string `json:"packageSpec"`
+	// Status is SUCCEEDED or FAILED.
+	Status string `json:"status"`
+	// Attempts is how often the update command ran (1, or 2 after a repair).
+	Attempts int      `json:"attempts"`
+	Repaired bool     `json:"repaired"`
+	Progress []string `json:"progress"`
+	// Error and ErrorType are empty on success.
+	Error     string `json:"error"`
+	ErrorType string `json:"errorType"`
+	// Probe is the agent's answer to ACP initialize; nil unless the probe passed.
+	Probe *ProbeInfo `json:"probe"`
+}
+
+// ProbeInfo is what the updated agent answered to ACP initialize.
+type ProbeInfo struct {
+	AgentName       string `json:"agentName"`
+	AgentVersion    string `json:"agentVersion"`
+	ProtocolVersion int    `json:"protocolVersion"`
+	LoadSession     bool   `json:"loadSession"`
+}
+
+// RuntimeUpdateProgress answers the progress query of a runtime update.
+type RuntimeUpdateProgress struct {
+	JobID   string `json:"jobId"`
+	AgentID string `json:"agentId"`
+	// Status is one of queued, updating, repairing, retrying, probing, succeeded, failed.
+	Status   string   `json:"status"`
+	Attempts int      `json:"attempts"`
+	Repaired bool     `json:"repaired"`
+	Lines    []string `json:"lines"`
+	Error    string   `json:"error"`
+}

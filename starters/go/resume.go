@@ -1,0 +1,181 @@
+package recovery
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/temporal"
+)
+
+// Starter starts kandev-recovery's workflows on a Temporal client.
+type Starter struct {
+	Client client.Client
+	// TaskQueue is the worker's task queue; TaskQueue (the constant) unless the worker sets another.
+	TaskQueue string
+}
+
+// NewStarter returns a Starter for the default task queue.
+func NewStarter(c client.Client) *Starter {
+	return &Starter{Client: c, TaskQueue: TaskQueue}
+}
+
+// Resume is a started (or attached) run of ResumeSessionWorkflow.
+type Resume struct {
+	client     client.Client
+	WorkflowID string
+	RunID      string
+}
+
+// ConflictError refuses a request whose session already has a running resume of the other mode.
+type ConflictError struct {
+	SessionID string
+	Running   ResumeMode
+	Requested ResumeMode
+	RunID     string
+}
+
+func (e *ConflictError) Error() string {
+	return fmt.Sprintf("session %s is already being resumed with mode %s (run %s); %s was not started",
+		e.SessionID, e.Running, e.RunID, e.Requested)
+}
+
+// ResumeFailedError is a resume that ended with an ApplicationError: Type is its failure type and
+// Failure its ResumeFailure details (nil for INVALID_REQUEST, which has none).
+type ResumeFailedError struct {
+	Type    string
+	Message string
+	Failure *ResumeFailure
+	cause   error
+}
+
+func (e *ResumeFailedError) Error() string { return "resume failed (" + e.Type + "): " + e.Message }
+
+func (e *ResumeFailedError) Unwrap() error { return e.cause }
+
+// StartResume starts the resume of req.SessionID, or attaches to the one already running for that
+// session (conflict policy USE_EXISTING: Kandev's auto-resume may fire several times). A running
+// resume of the other mode is refused with *ConflictError. After a resume ended, a new one starts.
+func (s *Starter) StartResume(ctx context.Context, req ResumeRequest) (*Resume, error) {
+	if err := checkID("sessionId", req.SessionID); err != nil {
+		return nil, err
+	}
+	if req.Mode != ModeResume && req.Mode != ModeStartFresh {
+		return nil, fmt.Errorf("mode %q is not one of %s, %s", req.Mode, ModeResume, ModeStartFresh)
+	}
+	if req.Reason == "" {
+		req.Reason = "user"
+	}
+	run, err := s.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+		ID:                       ResumeWorkflowID(req.SessionID),
+		TaskQueue:                s.TaskQueue,
+		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
+		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
+		Memo:                     map[string]any{"mode": string(req.Mode), "reason": req.Reason, "requestedBy": req.RequestedBy},
+		StaticSummary:            resumeSummary(req),
+	}, ResumeWorkflowType, req)
+	if err != nil {
+		return nil, err
+	}
+	resume := s.AttachResume(req.SessionID, run.GetRunID())
+	running, err := resume.mode(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if running != req.Mode {
+		return nil, &ConflictError{SessionID: req.SessionID, Running: running, Requested: req.Mode, RunID: resume.RunID}
+	}
+	return resume, nil
+}
+
+// AttachResume is the resume of sessionID with that run id ("" for the latest run).
+func (s *Starter) AttachResume(sessionID, runID string) *Resume {
+	return &Resume{client: s.Client, WorkflowID: ResumeWorkflowID(sessionID), RunID: runID}
+}
+
+// Await waits for the outcome until ctx ends. A resume that failed returns *ResumeFailedError; a
+// cancelled one an error that wraps *temporal.CanceledError.
+func (r *Resume) Await(ctx context.Context) (ResumeResult, error) {
+	var result ResumeResult
+	err := r.client.GetWorkflow(ctx, r.WorkflowID, r.RunID).Get(ctx, &result)
+	if err == nil {
+		return result, nil
+	}
+	var failed *temporal.ApplicationError
+	if !errors.As(err, &failed) {
+		return result, err
+	}
+	out := &ResumeFailedError{Type: failed.Type(), Message: failed.Message(), cause: err}
+	if failed.HasDetails() {
+		var details ResumeFailure
+		if detailsErr := failed.Details(&details); detailsErr != nil {
+			return result, fmt.Errorf("resume failed (%s) with unreadable details: %w", failed.Type(), detailsErr)
+		}
+		out.Failure = &details
+	}
+	return result, out
+}
+
+// Progress runs the progress query: the current step and what happened so far.
+func (r *Resume) Progress(ctx context.Context) (ResumeProgress, error) {
+	var progress ResumeProgress
+	value, err := r.client.QueryWorkflow(ctx, r.WorkflowID, r.RunID, ProgressQuery)
+	if err != nil {
+		return progress, err
+	}
+	return progress, value.Get(&progress)
+}
+
+// Cancel asks the resume to stop: it compensates at once and ends cancelled, the session back in its
+// prior state. (Terminating instead skips the compensations.)
+func (r *Resume) Cancel(ctx context.Context) error {
+	return r.client.CancelWorkflow(ctx, r.WorkflowID, r.RunID)
+}
+
+// mode is the mode the run was started with, from the memo every starter sets.
+func (r *Resume) mode(ctx context.Context) (ResumeMode, error) {
+	described, err := r.client.DescribeWorkflowExecution(ctx, r.WorkflowID, r.RunID)
+	if err != nil {
+		return "", err
+	}
+	payload, ok := described.GetWorkflowExecutionInfo().GetMemo().GetFields()["mode"]
+	if !ok {
+		return "", fmt.Errorf("resume %s/%s has no mode in its memo", r.WorkflowID, r.RunID)
+	}
+	var mode string
+	if err := converter.GetDefaultDataConverter().FromPayload(payload, &mode); err != nil {
+		return "", err
+	}
+	return ResumeMode(mode), nil
+}
+
+func resumeSummary(req ResumeRequest) string {
+	action := "Resume"
+	if req.Mode == ModeStartFresh {
+		action = "Start fresh"
+	}
+	by := ""
+	if req.RequestedBy != "" {
+		by = ", " + req.RequestedBy
+	}
+	return fmt.Sprintf("%s session %s (%s%s)", action, req.SessionID, req.Reason, by)
+}
+
+// checkID refuses an id that cannot make a workflow id; the workflows check it again.
+func checkID(field, id string) error {
+	if strings.TrimSpace(id) == "" {
+		return fmt.Errorf("%s is missing or blank", field)
+	}
+	if len(id) > 255 {
+		return fmt.Errorf("%s is %d bytes long; at most 255 (UTF-8) are allowed", field, len(id))
+	}
+	if strings.IndexFunc(id, unicode.IsControl) >= 0 {
+		return fmt.Errorf("%s has a control character", field)
+	}
+	return nil
+}
