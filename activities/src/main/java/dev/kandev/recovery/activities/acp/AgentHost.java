@@ -71,6 +71,8 @@ public final class AgentHost implements AutoCloseable {
   private boolean closed;
   /** Serialises launch and stop per session, so a session never has two agents. */
   private final Map<String, ReentrantLock> sessionLocks = new ConcurrentHashMap<>();
+  /** The child of each launch under way, from its spawn until the launch returns. */
+  private final Map<String, AgentProcess> launching = new ConcurrentHashMap<>();
 
   public AgentHost(
       SessionStore sessions,
@@ -133,6 +135,7 @@ public final class AgentHost implements AutoCloseable {
     try {
       return launchLocked(request);
     } finally {
+      launching.remove(request.sessionId());
       lock.unlock();
     }
   }
@@ -226,6 +229,7 @@ public final class AgentHost implements AutoCloseable {
       process.kill();
       throw e;
     }
+    launching.put(sessionId, process);
     return process;
   }
 
@@ -473,9 +477,18 @@ public final class AgentHost implements AutoCloseable {
     return Optional.ofNullable(running.get(sessionId)).map(a -> a.providerSessionId);
   }
 
-  /** Stops the session's agent (stdin closed, then SIGTERM, then SIGKILL) and waits for it. Idempotent. */
+  /**
+   * Stops the session's agent (stdin closed, then SIGTERM, then SIGKILL) and waits for it. Idempotent.
+   * A launch under way is ended by killing its child: its handshake would otherwise hold the session
+   * until the agent answers or the ACP timeout (minutes), and a cancelled resume must stop now.
+   */
   public void stop(String sessionId) {
     ReentrantLock lock = sessionLock(sessionId);
+    AgentProcess launchingChild = lock.isHeldByCurrentThread() ? null : launching.get(sessionId);
+    if (launchingChild != null) {
+      log.warn("session {}: stopping agent pid {} during its launch", sessionId, launchingChild.pid());
+      launchingChild.kill();
+    }
     lock.lock();
     try {
       RunningAgent agent = running.remove(sessionId);

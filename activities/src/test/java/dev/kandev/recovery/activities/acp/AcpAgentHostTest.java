@@ -187,6 +187,23 @@ class AcpAgentHostTest {
     assertThat(harness.executor(SESSION).status()).as("the later launch's row is left alone").isEqualTo("running");
   }
 
+  @Test
+  void stopEndsALaunchStillInItsHandshakeAtOnce() throws Exception {
+    HeldLaunch held = launchHeldInInitialize();
+
+    CompletableFuture<Void> stop = CompletableFuture.runAsync(() -> harness.host.stop(SESSION));
+
+    // A cancelled resume stops its launch: not after the initialize timeout (15 s here), at once.
+    stop.get(5, TimeUnit.SECONDS);
+    assertThat(ProcessHandle.of(held.pid).map(ProcessHandle::isAlive).orElse(false)).isFalse();
+    AgentLaunchException failure = catchThrowableOfType(AgentLaunchException.class,
+        () -> unwrap(held.launch, Duration.ofSeconds(5)));
+    assertThat(failure).as("the launch fails").isNotNull();
+    assertThat(harness.host.isRunning(SESSION)).isFalse();
+    assertThat(harness.executor(SESSION).status()).isEqualTo("failed");
+    assertThat(harness.executor(SESSION).pid()).isNull();
+  }
+
   /** A launch whose agent waits in {@code initialize} until {@link HeldLaunch#release()}. */
   private HeldLaunch launchHeldInInitialize() throws Exception {
     Path modeFile = workspace.resolve("agent-mode");
