@@ -175,6 +175,16 @@ final class RecoveryCluster implements BeforeEachCallback, AfterEachCallback {
     }
   }
 
+  /** This test's PostgreSQL schema, the one the processes use. */
+  String schema() {
+    return db.database().schema();
+  }
+
+  /** The file {@link #agentMode} writes, for a test that sets the mode from another process. */
+  Path agentModeFile() {
+    return modeFile;
+  }
+
   /** A task with one session of the test agent, in {@code state}, never launched. */
   void newSession(String sessionId, SessionState state) {
     fixtures.task(taskOf(sessionId), WORKSPACE, "REVIEW").session(sessionId, taskOf(sessionId), TestAgent.AGENT_ID, state, "{}");
