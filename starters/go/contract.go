@@ -108,10 +108,13 @@ type RuntimeUpdateResult struct {
 	// Status is SUCCEEDED or FAILED.
 	Status string `json:"status"`
 	// Attempts is how often the update command ran (1, or 2 after a repair).
-	Attempts int      `json:"attempts"`
-	Repaired bool     `json:"repaired"`
+	Attempts int `json:"attempts"`
+	// Repaired is true only when the repair removed the package's _npx tree.
+	Repaired bool `json:"repaired"`
+	// Repair is what the cache repair did: NOT_RUN, REMOVED, NOTHING_TO_REMOVE, REFUSED or FAILED.
+	Repair   string   `json:"repair"`
 	Progress []string `json:"progress"`
-	// Error and ErrorType are empty on success.
+	// Error and ErrorType are empty strings on success, never null.
 	Error     string `json:"error"`
 	ErrorType string `json:"errorType"`
 	// Probe is the agent's answer to ACP initialize; nil unless the probe passed.
@@ -134,6 +137,7 @@ type RuntimeUpdateProgress struct {
 	Status   string   `json:"status"`
 	Attempts int      `json:"attempts"`
 	Repaired bool     `json:"repaired"`
+	Repair   string   `json:"repair"`
 	Lines    []string `json:"lines"`
 	Error    string   `json:"error"`
 }

@@ -1,11 +1,63 @@
 package recovery_test
 
 import (
+	"bytes"
+	"encoding/json"
 	"os"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
+
+	recovery "github.com/kdlbs/kandev-recovery/starters/go"
 )
+
+// Each JSON example in docs/contract.md is read into the struct its payload comment names, with no
+// field left over, and written back unchanged: the structs mirror the contract field for field.
+func TestTheStructsMirrorTheContractsJSONExamples(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/contract.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	structs := map[string]func() any{
+		"ResumeRequest":         func() any { return &recovery.ResumeRequest{} },
+		"ResumeResult":          func() any { return &recovery.ResumeResult{} },
+		"ResumeFailure":         func() any { return &recovery.ResumeFailure{} },
+		"ResumeProgress":        func() any { return &recovery.ResumeProgress{} },
+		"RuntimeUpdateRequest":  func() any { return &recovery.RuntimeUpdateRequest{} },
+		"RuntimeUpdateResult":   func() any { return &recovery.RuntimeUpdateResult{} },
+		"RuntimeUpdateProgress": func() any { return &recovery.RuntimeUpdateProgress{} },
+	}
+	examples := regexp.MustCompile("(?s)<!-- payload: (\\w+) -->\n```json\n(.*?)```").FindAllStringSubmatch(string(doc), -1)
+	if len(examples) < len(structs) {
+		t.Fatalf("docs/contract.md shows %d payload examples; want one at least for each of %d structs", len(examples), len(structs))
+	}
+	for _, example := range examples {
+		name, text := example[1], example[2]
+		newStruct, ok := structs[name]
+		if !ok {
+			t.Errorf("no Go struct for the contract's payload %s", name)
+			continue
+		}
+		value := newStruct()
+		decoder := json.NewDecoder(strings.NewReader(text))
+		decoder.DisallowUnknownFields()
+		if err := decoder.Decode(value); err != nil {
+			t.Errorf("%s example does not fit the Go struct: %v\n%s", name, err, text)
+			continue
+		}
+		written, err := json.Marshal(value)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want, got any
+		_ = json.Unmarshal([]byte(text), &want)
+		_ = json.NewDecoder(bytes.NewReader(written)).Decode(&got)
+		if !reflect.DeepEqual(want, got) {
+			t.Errorf("%s example changed on its way through the Go struct:\n%s\nbecame\n%s", name, text, written)
+		}
+	}
+}
 
 // Each Go excerpt in docs/contract.md is this module's code, line for line and in order, in one of
 // its files: the contract shows what the starter really does.

@@ -33,7 +33,7 @@ func TestRuntimeUpdateOfAnUnknownAgentFailsWithTheJobRecord(t *testing.T) {
 	}
 	job := *failed.Result
 	if job.JobID != update.RunID || job.AgentID != agentID || job.Status != "FAILED" || job.ErrorType != "RUNTIME_UNKNOWN_AGENT" ||
-		job.Attempts != 0 || job.Repaired || job.Probe != nil || !strings.Contains(job.Error, "unknown agent") {
+		job.Attempts != 0 || job.Repaired || job.Repair != "NOT_RUN" || job.Probe != nil || !strings.Contains(job.Error, "unknown agent") {
 		t.Errorf("job record %+v", job)
 	}
 	progress, err := update.Progress(ctx)
@@ -64,9 +64,10 @@ func TestRuntimeUpdatesAreListedByAgent(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return len(runs) == 1 && runs[0].Status == "FAILED"
+		return len(runs) == 1 && runs[0].Status == "FAILED" && runs[0].Outcome != ""
 	})
-	if runs[0].RunID != update.RunID || runs[0].WorkflowID != update.WorkflowID || runs[0].AgentID != agentID {
+	if runs[0].RunID != update.RunID || runs[0].WorkflowID != update.WorkflowID || runs[0].AgentID != agentID ||
+		runs[0].Outcome != "failed" {
 		t.Errorf("run %+v", runs[0])
 	}
 }
