@@ -22,6 +22,7 @@ import dev.kandev.recovery.activities.store.RuntimeJobStore;
 import dev.kandev.recovery.activities.store.SessionIdentityStore;
 import dev.kandev.recovery.activities.store.SessionStore;
 import dev.kandev.recovery.activities.store.TaskStore;
+import dev.kandev.recovery.workflows.resume.LaunchHeartbeat;
 import dev.kandev.recovery.workflows.resume.ResumeSessionWorkflowImpl;
 import dev.kandev.recovery.workflows.runtime.BuiltInAgents;
 import dev.kandev.recovery.workflows.runtime.RuntimeUpdateWorkflow;
@@ -98,7 +99,10 @@ public final class Components implements AutoCloseable {
     // ApplicationFailure fails the workflow as it is); this covers any other payload.
     WorkflowImplementationOptions failOnMalformedInput =
         WorkflowImplementationOptions.newBuilder().setFailWorkflowExceptionTypes(DataConverterException.class).build();
-    worker.registerWorkflowImplementationTypes(failOnMalformedInput, ResumeSessionWorkflowImpl.class);
+    WorkflowImplementationOptions resumeOptions = WorkflowImplementationOptions.newBuilder(failOnMalformedInput)
+        .setActivityOptions(LaunchHeartbeat.withTimeout(settings.launchHeartbeatTimeout()))
+        .build();
+    worker.registerWorkflowImplementationTypes(resumeOptions, ResumeSessionWorkflowImpl.class);
     worker.registerWorkflowImplementationFactory(
         RuntimeUpdateWorkflow.class, () -> new RuntimeUpdateWorkflowImpl(builtInAgents), failOnMalformedInput);
   }
@@ -110,7 +114,7 @@ public final class Components implements AutoCloseable {
         new SessionActivitiesImpl(sessions, locks, identities, tasks, Json.mapper(),
             agentProfiles.ids()::contains, this::agentRunsOn),
         new CredentialActivitiesImpl(broker),
-        new AgentActivitiesImpl(agentHost, sessions, broker, credentialEnvironment),
+        new AgentActivitiesImpl(agentHost, sessions, executors, broker, credentialEnvironment),
         new RuntimeUpdateActivitiesImpl(
             builtInAgents, settings.npm(), new CommandRunner(), new StdioAcpProbe(Json.mapper()), runtimeJobs));
   }

@@ -1,8 +1,10 @@
 package dev.kandev.recovery.worker;
 
+import dev.kandev.recovery.workflows.resume.LaunchHeartbeat;
 import io.temporal.client.WorkflowClient;
 import io.temporal.worker.Worker;
 import io.temporal.worker.WorkerFactory;
+import io.temporal.worker.WorkerOptions;
 import java.util.concurrent.TimeUnit;
 
 /** One Temporal worker on the recovery task queue with every workflow and activity registered. */
@@ -15,10 +17,19 @@ public final class RecoveryWorker implements AutoCloseable {
 
   public static RecoveryWorker start(WorkflowClient client, String taskQueue, Components components) {
     WorkerFactory factory = WorkerFactory.newInstance(client);
-    Worker worker = factory.newWorker(taskQueue);
+    Worker worker = factory.newWorker(taskQueue, options());
     components.register(worker);
     factory.start();
     return new RecoveryWorker(factory);
+  }
+
+  /**
+   * The SDK's defaults except the heartbeat throttle: by default a heartbeat is sent at most every
+   * 80% of the heartbeat timeout, so a launch would survive a host stall of only a fifth of it.
+   * Sending every {@link LaunchHeartbeat#SEND_EVERY} lets it survive almost the whole timeout.
+   */
+  public static WorkerOptions options() {
+    return WorkerOptions.newBuilder().setMaxHeartbeatThrottleInterval(LaunchHeartbeat.SEND_EVERY).build();
   }
 
   @Override

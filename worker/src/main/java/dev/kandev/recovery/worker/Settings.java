@@ -6,6 +6,7 @@ import dev.kandev.recovery.activities.credentials.GitHubAppSettings;
 import dev.kandev.recovery.activities.runtime.NpmSettings;
 import dev.kandev.recovery.activities.store.DatabaseSettings;
 import dev.kandev.recovery.workflows.RecoveryTaskQueue;
+import dev.kandev.recovery.workflows.resume.LaunchHeartbeat;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
@@ -28,6 +29,8 @@ import java.util.UUID;
  * @param agentReapInterval how often the worker looks for agents of its own that no session wants
  * @param stateDir where this process keeps what outlives it: its predecessor file, and for {@code dev}
  *     the Temporal dev server's database file and log
+ * @param launchHeartbeatTimeout how long a launch may go without a heartbeat before the server fails
+ *     it (see {@link LaunchHeartbeat}); applies to the resumes whose workflow tasks this worker runs
  */
 public record Settings(
     DatabaseSettings database,
@@ -45,7 +48,8 @@ public record Settings(
     int credentialBrokerPort,
     Duration resumeLockTtl,
     Duration agentReapInterval,
-    Path stateDir) {
+    Path stateDir,
+    Duration launchHeartbeatTimeout) {
 
   public static Settings fromEnvironment(Map<String, String> env) {
     AcpTimeouts timeouts = AcpTimeouts.defaults()
@@ -75,7 +79,8 @@ public record Settings(
         integer(env, "KANDEV_CREDENTIAL_BROKER_PORT", 0),
         Duration.ofMinutes(integer(env, "KANDEV_RESUME_LOCK_TTL_MINUTES", 15)),
         positiveSeconds(env, "KANDEV_AGENT_REAP_INTERVAL_SECONDS", 30),
-        stateDir(env));
+        stateDir(env),
+        launchHeartbeatTimeout(env));
   }
 
   public static Settings fromEnvironment() {
@@ -86,7 +91,7 @@ public record Settings(
   public Settings withNpm(NpmSettings other) {
     return new Settings(database, temporalAddress, temporalNamespace, taskQueue, host, workerInstance,
         registerSearchAttributes, other, agentsFile, acpTimeouts, permissionPolicy, gitHubApp, credentialBrokerPort,
-        resumeLockTtl, agentReapInterval, stateDir);
+        resumeLockTtl, agentReapInterval, stateDir, launchHeartbeatTimeout);
   }
 
   /** Where the process of {@code command} ({@code dev}, {@code worker}) records itself for its successor. */
@@ -128,6 +133,16 @@ public record Settings(
 
   private static Duration seconds(Map<String, String> env, String name, int fallback) {
     return Duration.ofSeconds(integer(env, name, fallback));
+  }
+
+  private static Duration launchHeartbeatTimeout(Map<String, String> env) {
+    String name = "KANDEV_LAUNCH_HEARTBEAT_TIMEOUT_SECONDS";
+    Duration value = seconds(env, name, (int) LaunchHeartbeat.TIMEOUT.toSeconds());
+    if (value.compareTo(LaunchHeartbeat.MINIMUM_TIMEOUT) < 0) {
+      throw new IllegalArgumentException(name + " must be at least " + LaunchHeartbeat.MINIMUM_TIMEOUT.toSeconds()
+          + " (a heartbeat is sent every " + LaunchHeartbeat.SEND_EVERY.toSeconds() + " s), got " + value.toSeconds());
+    }
+    return value;
   }
 
   private static Duration positiveSeconds(Map<String, String> env, String name, int fallback) {

@@ -119,6 +119,8 @@ final class RecoveryCluster implements BeforeEachCallback, AfterEachCallback {
     env.put("KANDEV_WORKER_INSTANCE", instance);
     env.put("KANDEV_AGENT_REAP_INTERVAL_SECONDS", "1");
     env.put("KANDEV_ACP_INITIALIZE_TIMEOUT_SECONDS", "120");
+    // A killed worker's launch is given up after 10 s instead of a minute (LaunchStallTest uses the real 60 s).
+    env.put("KANDEV_LAUNCH_HEARTBEAT_TIMEOUT_SECONDS", "10");
     return env;
   }
 

@@ -108,6 +108,8 @@ final class ResumeHarness implements AutoCloseable {
     environment.put("KANDEV_ACP_INITIALIZE_TIMEOUT_SECONDS", "20");
     environment.put("KANDEV_ACP_SESSION_LOAD_TIMEOUT_SECONDS", "20");
     environment.put("KANDEV_AGENT_REAP_INTERVAL_SECONDS", "1");
+    // A dead worker's launch is given up after 10 s instead of a minute (LaunchStallTest uses the real 60 s).
+    environment.put("KANDEV_LAUNCH_HEARTBEAT_TIMEOUT_SECONDS", "10");
     environment.putAll(gitHubApp.environment());
     this.agents = AgentProfiles.of(new AgentProfile(TestAgent.AGENT_ID,
         List.of("node", TestAgent.script().toString(), "--mode-file=" + modeFile),
@@ -159,7 +161,7 @@ final class ResumeHarness implements AutoCloseable {
       this.components = new Components(Settings.fromEnvironment(own), db.database(), BuiltInAgents.KANDEV, agents);
       this.connection = TemporalConnection.open(target, "default", instance);
       this.factory = WorkerFactory.newInstance(connection.client);
-      Worker queueWorker = factory.newWorker(QUEUE);
+      Worker queueWorker = factory.newWorker(QUEUE, RecoveryWorker.options());
       components.registerWorkflows(queueWorker);
       queueWorker.registerActivitiesImplementations(components.activities().stream().map(decorate).toArray());
       factory.start();

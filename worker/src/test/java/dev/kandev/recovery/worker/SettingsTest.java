@@ -28,6 +28,16 @@ class SettingsTest {
     assertThat(settings.taskQueue()).isEqualTo("kandev-recovery");
     assertThat(settings.agentReapInterval()).isEqualTo(Duration.ofSeconds(30));
     assertThat(settings.resumeLockTtl()).isEqualTo(Duration.ofMinutes(15));
+    assertThat(settings.launchHeartbeatTimeout()).isEqualTo(Duration.ofSeconds(60));
+  }
+
+  @Test
+  void aLaunchHeartbeatTimeoutWithoutRoomForAHeartbeatIsRefused() {
+    assertThat(Settings.fromEnvironment(Map.of("KANDEV_LAUNCH_HEARTBEAT_TIMEOUT_SECONDS", "10")).launchHeartbeatTimeout())
+        .isEqualTo(Duration.ofSeconds(10));
+    assertThatThrownBy(() -> Settings.fromEnvironment(Map.of("KANDEV_LAUNCH_HEARTBEAT_TIMEOUT_SECONDS", "9")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("KANDEV_LAUNCH_HEARTBEAT_TIMEOUT_SECONDS must be at least 10 (a heartbeat is sent every 5 s), got 9");
   }
 
   @Test

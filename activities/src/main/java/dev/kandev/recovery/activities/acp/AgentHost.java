@@ -180,10 +180,13 @@ public final class AgentHost implements AutoCloseable {
         identities.replaceAfterNewSession(sessionId, newId, request.fence());
         agent.providerSessionId = newId;
       }
-      if (!executors.markRunning(sessionId, executionId)) {
-        // A later launch (another worker's, after this one's resume gave up) serves the session now.
-        abort(agent, "superseded by a later launch");
-        throw launchAbandoned(sessionId, "a later launch of the session took its place");
+      if (!executors.markRunning(sessionId, executionId, request.fence())) {
+        // The resume gave up on this launch while it ran (e.g. this worker stalled past the
+        // heartbeat timeout and the resume was compensated elsewhere), or a later launch serves the
+        // session now: this late result must not take the session over.
+        String why = "the resume that asked for it gave up on it or a later launch took its place";
+        abort(agent, why);
+        throw launchAbandoned(sessionId, why);
       }
       if (!register(agent)) {
         // The worker began stopping during the handshake: nobody would ever stop this agent.
@@ -342,6 +345,7 @@ public final class AgentHost implements AutoCloseable {
     agent.connection.close();
     agent.process.kill();
     recordExit(agent, "failed", reason);
+    log.warn("session {}: stopped agent pid {} during its launch: {}", agent.sessionId, agent.process.pid(), reason);
   }
 
   // ---- prompt turns --------------------------------------------------------------------------

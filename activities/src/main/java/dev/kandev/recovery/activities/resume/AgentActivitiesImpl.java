@@ -9,18 +9,21 @@ import dev.kandev.recovery.activities.credentials.CredentialException;
 import dev.kandev.recovery.activities.credentials.CredentialFailures;
 import dev.kandev.recovery.activities.credentials.GitCredentialEnvironment;
 import dev.kandev.recovery.activities.credentials.IssuedToken;
+import dev.kandev.recovery.activities.store.ExecutorsRunningStore;
 import dev.kandev.recovery.activities.store.Fence;
 import dev.kandev.recovery.activities.store.SessionRecord;
 import dev.kandev.recovery.activities.store.SessionStore;
 import dev.kandev.recovery.activities.store.StaleFenceException;
 import dev.kandev.recovery.workflows.resume.AgentActivities;
+import dev.kandev.recovery.workflows.resume.LaunchHeartbeat;
 import dev.kandev.recovery.workflows.resume.LaunchOutcome;
+import dev.kandev.recovery.workflows.resume.ResumeLockOwner;
 import io.temporal.activity.Activity;
 import io.temporal.activity.ActivityExecutionContext;
+import io.temporal.activity.ActivityInfo;
 import io.temporal.client.ActivityCompletionException;
 import io.temporal.failure.ApplicationFailure;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -28,24 +31,33 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The launch step: mints the lease tokens (the only place a secret exists), hands them to the
  * child's environment, and launches the agent on this worker's host while heartbeating, so a dead
- * worker or a cancelled resume is noticed and the half-started agent stopped.
+ * worker or a cancelled resume is noticed and the half-started agent stopped. Its compensation
+ * stops the agent on whichever worker runs it, and withdraws the launch from the worker that made it.
  */
 public final class AgentActivitiesImpl implements AgentActivities {
-  private static final Duration HEARTBEAT_EVERY = Duration.ofSeconds(5);
+  private static final Logger log = LoggerFactory.getLogger(AgentActivitiesImpl.class);
 
   private final AgentHost host;
   private final SessionStore sessions;
+  private final ExecutorsRunningStore executors;
   private final CredentialBroker broker;
   private final GitCredentialEnvironment credentialEnvironment;
 
   public AgentActivitiesImpl(
-      AgentHost host, SessionStore sessions, CredentialBroker broker, GitCredentialEnvironment credentialEnvironment) {
+      AgentHost host,
+      SessionStore sessions,
+      ExecutorsRunningStore executors,
+      CredentialBroker broker,
+      GitCredentialEnvironment credentialEnvironment) {
     this.host = host;
     this.sessions = sessions;
+    this.executors = executors;
     this.broker = broker;
     this.credentialEnvironment = credentialEnvironment;
   }
@@ -75,9 +87,21 @@ public final class AgentActivitiesImpl implements AgentActivities {
     }
   }
 
+  /**
+   * Stops the session's agent if this worker runs it (waiting for a launch of it still under way
+   * here), then withdraws the launch this resume made on any other worker: that worker may be
+   * stalled or cut off from Temporal, so the compensation cannot reach its process, but its launch
+   * can no longer complete, its reaper stops the agent, and the user's next Resume is not refused.
+   */
   @Override
   public void stopAgent(String sessionId) {
     host.stop(sessionId);
+    ActivityInfo info = Activity.getExecutionContext().getInfo();
+    String owner = ResumeLockOwner.of(info.getWorkflowId(), info.getRunId());
+    executors.withdrawLaunch(sessionId, owner,
+            "launch withdrawn by its resume's compensation (" + owner + "); the worker that launched it stops the agent")
+        .ifPresent(withdrawn -> log.warn("session {}: withdrew the launch of execution {} on worker {} (pid {})",
+            sessionId, withdrawn.agentExecutionId(), withdrawn.workerInstance(), withdrawn.pid()));
   }
 
   private List<IssuedToken> mintTokens(List<String> leaseIds) {
@@ -92,7 +116,7 @@ public final class AgentActivitiesImpl implements AgentActivities {
     while (true) {
       activity.heartbeat(null);
       try {
-        return launch.get(HEARTBEAT_EVERY.toMillis(), TimeUnit.MILLISECONDS);
+        return launch.get(LaunchHeartbeat.CALL_EVERY.toMillis(), TimeUnit.MILLISECONDS);
       } catch (TimeoutException e) {
         // still launching
       } catch (ExecutionException e) {

@@ -88,9 +88,69 @@ public final class ExecutorsRunningStore {
         });
   }
 
-  /** The execution completed its handshake and serves the session. False if it is no longer current. */
-  public boolean markRunning(String sessionId, String executionId) {
-    return update(sessionId, executionId, "running", "", false);
+  /**
+   * The execution completed its handshake and serves the session — if it still is the current,
+   * starting execution and, for a launch under a resume lock ({@code fence} not none), the session
+   * is still STARTING under that lock. False otherwise: a later launch took its place, or the resume
+   * that asked for it gave up (its compensation withdrew the launch, restored the session or
+   * released the lock); the caller then stops the agent.
+   */
+  public boolean markRunning(String sessionId, String executionId, Fence fence) {
+    return Sql.inTransaction(
+        dataSource,
+        "mark agent of session " + sessionId + " running",
+        c -> {
+          // Serialises with a concurrent transition of the session (e.g. the resume's restore).
+          try (PreparedStatement lock = c.prepareStatement("SELECT 1 FROM task_sessions WHERE id = ? FOR SHARE")) {
+            lock.setString(1, sessionId);
+            lock.executeQuery().close();
+          }
+          try (PreparedStatement update =
+              c.prepareStatement(
+                  "UPDATE executors_running e SET status = 'running', error_message = '', last_seen_at = now(),"
+                      + " updated_at = now() WHERE e.session_id = ? AND e.agent_execution_id = ? AND e.status = 'starting'"
+                      + " AND (?::bigint < 0 OR EXISTS (SELECT 1 FROM task_sessions s JOIN resume_locks l"
+                      + " ON l.session_id = s.id WHERE s.id = e.session_id AND s.state = 'STARTING'"
+                      + " AND l.fencing_token = ?))")) {
+            update.setString(1, sessionId);
+            update.setString(2, executionId);
+            update.setLong(3, fence.token());
+            update.setLong(4, fence.token());
+            return update.executeUpdate() == 1;
+          }
+        });
+  }
+
+  /**
+   * A resume gave up on its launch: the execution it started — on whichever worker, which may be
+   * stalled or cut off from Temporal and unable to hear the compensation — no longer claims the
+   * session. Its row becomes {@code failed} with {@code reason} (the pid stays, for the operator, until
+   * that worker stops the process): its launch can no longer complete ({@link #markRunning}), its
+   * worker's reaper stops an agent it already registered, and a new resume is not refused because
+   * of it. Only an execution the agent host recorded while {@code lockOwner} held the session's
+   * resume lock is touched, so a late compensation never withdraws a newer resume's agent.
+   *
+   * @return the withdrawn execution, if there was one
+   */
+  public Optional<ExecutorRecord> withdrawLaunch(String sessionId, String lockOwner, String reason) {
+    return Sql.inTransaction(
+        dataSource,
+        "withdraw the launch of session " + sessionId,
+        c -> {
+          try (PreparedStatement update = c.prepareStatement(
+              "UPDATE executors_running e SET status = 'failed', error_message = ?, updated_at = now()"
+                  + " WHERE e.session_id = ? AND e.status IN " + LIVE_STATUSES
+                  + " AND EXISTS (SELECT 1 FROM resume_locks l WHERE l.session_id = e.session_id AND l.owner = ?"
+                  + " AND e.last_seen_at >= l.acquired_at)"
+                  + " RETURNING session_id, agent_execution_id, host, worker_instance, pid, status, error_message")) {
+            update.setString(1, reason);
+            update.setString(2, sessionId);
+            update.setString(3, lockOwner);
+            try (ResultSet rs = update.executeQuery()) {
+              return rs.next() ? Optional.of(row(rs)) : Optional.empty();
+            }
+          }
+        });
   }
 
   /**
@@ -101,18 +161,17 @@ public final class ExecutorsRunningStore {
     if (!EXIT_STATUSES.contains(status)) {
       throw new IllegalArgumentException("exit status must be one of " + EXIT_STATUSES + ", got " + status);
     }
-    return update(sessionId, executionId, status, errorMessage == null ? "" : errorMessage, true);
+    return update(sessionId, executionId, status, errorMessage == null ? "" : errorMessage);
   }
 
-  private boolean update(String sessionId, String executionId, String status, String error, boolean clearPid) {
+  private boolean update(String sessionId, String executionId, String status, String error) {
     return Sql.inTransaction(
         dataSource,
         "mark agent of session " + sessionId + " " + status,
         c -> {
           try (PreparedStatement update =
               c.prepareStatement(
-                  "UPDATE executors_running SET status = ?, error_message = ?,"
-                      + (clearPid ? " pid = NULL," : "")
+                  "UPDATE executors_running SET status = ?, error_message = ?, pid = NULL,"
                       + " last_seen_at = now(), updated_at = now() WHERE session_id = ? AND agent_execution_id = ?")) {
             update.setString(1, status);
             update.setString(2, error);

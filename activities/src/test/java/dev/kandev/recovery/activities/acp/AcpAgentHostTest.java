@@ -4,7 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import dev.kandev.recovery.activities.json.Json;
 import dev.kandev.recovery.activities.store.ExecutorRecord;
+import dev.kandev.recovery.activities.store.Fence;
+import dev.kandev.recovery.activities.store.ResumeLockStore;
+import dev.kandev.recovery.activities.store.SessionStore;
 import dev.kandev.recovery.activities.store.TranscriptEntry;
 import dev.kandev.recovery.activities.testing.TestAgent;
 import dev.kandev.recovery.activities.testing.TestDatabase;
@@ -15,6 +19,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -182,7 +187,7 @@ class AcpAgentHostTest {
         + " WHERE session_id = ?", SESSION);
 
     AgentLaunchException failure = held.release();
-    assertThat(failure.getMessage()).contains("a later launch of the session took its place");
+    assertThat(failure.getMessage()).contains("a later launch took its place");
     assertThat(harness.executor(SESSION).agentExecutionId()).isEqualTo("later-launch");
     assertThat(harness.executor(SESSION).status()).as("the later launch's row is left alone").isEqualTo("running");
   }
@@ -204,15 +209,63 @@ class AcpAgentHostTest {
     assertThat(harness.executor(SESSION).pid()).isNull();
   }
 
+  /**
+   * The resume gave up on the launch while its worker was stalled mid-handshake (its launch step
+   * timed out and was compensated elsewhere: session restored, lock released): when the handshake
+   * completes, the late result does not take the session over.
+   */
+  @Test
+  void anAgentWhoseHandshakeEndsAfterItsResumeGaveUpIsStopped() throws Exception {
+    db.fixtures().task(TASK, "ws-1", "REVIEW").session(SESSION, TASK, "test-agent", SessionState.FAILED, "{}");
+    db.fixtures().storedToken(SESSION, "sess_kept");
+    Files.writeString(stateDir.resolve("sess_kept.json"),
+        "{\"id\": \"sess_kept\", \"cwd\": \"" + workspace + "\", \"messages\": []}");
+    ResumeLockStore locks = new ResumeLockStore(db.dataSource());
+    SessionStore sessions = new SessionStore(db.dataSource(), Json.mapper());
+    Fence fence = locks.acquire(SESSION, "resume-1", Duration.ofMinutes(5)).orElseThrow().fence();
+    sessions.transition(SESSION, Set.of(SessionState.FAILED), SessionState.STARTING, "resume", "", fence);
+    HeldLaunch held = launchHeldInInitialize(fence);
+
+    sessions.transition(SESSION, Set.of(SessionState.STARTING), SessionState.FAILED, "resume rolled back", "", fence);
+    locks.release(SESSION, "resume-1");
+
+    AgentLaunchException failure = held.release();
+    assertThat(failure.getMessage()).contains("the resume that asked for it gave up on it");
+    assertThat(harness.executor(SESSION).status()).isEqualTo("failed");
+    assertThat(sessionState()).isEqualTo("FAILED");
+    harness.assertTokenUnchanged(SESSION, "sess_kept");
+  }
+
+  /** Another worker ran the resume's StopAgent compensation and withdrew the launch: the same. */
+  @Test
+  void anAgentWhoseLaunchWasWithdrawnDuringItsHandshakeIsStopped() throws Exception {
+    db.fixtures().task(TASK, "ws-1", "REVIEW").session(SESSION, TASK, "test-agent", SessionState.STARTING, "{}");
+    Fence fence = new ResumeLockStore(db.dataSource()).acquire(SESSION, "resume-1", Duration.ofMinutes(5))
+        .orElseThrow().fence();
+    HeldLaunch held = launchHeldInInitialize(fence);
+
+    assertThat(harness.executors.withdrawLaunch(SESSION, "resume-1", "launch withdrawn by the test")).isPresent();
+
+    AgentLaunchException failure = held.release();
+    assertThat(failure.getMessage()).contains("the resume that asked for it gave up on it");
+    assertThat(harness.executor(SESSION).status()).isEqualTo("failed");
+  }
+
   /** A launch whose agent waits in {@code initialize} until {@link HeldLaunch#release()}. */
   private HeldLaunch launchHeldInInitialize() throws Exception {
+    db.fixtures().task(TASK, "ws-1", "REVIEW").session(SESSION, TASK, "test-agent", SessionState.STARTING, "{}");
+    return launchHeldInInitialize(Fence.none());
+  }
+
+  /** The same for a session the caller set up, launched under {@code fence}. */
+  private HeldLaunch launchHeldInInitialize(Fence fence) throws Exception {
     Path modeFile = workspace.resolve("agent-mode");
     Files.writeString(modeFile, "hold-initialize");
     harness = new AcpHarness(db, new AgentProfile(TestAgent.AGENT_ID,
         List.of("node", TestAgent.script().toString(), "--mode-file=" + modeFile),
         Map.of("KANDEV_TEST_AGENT_STATE_DIR", stateDir.toString()), null));
-    db.fixtures().task(TASK, "ws-1", "REVIEW").session(SESSION, TASK, "test-agent", SessionState.STARTING, "{}");
-    CompletableFuture<LaunchResult> launch = CompletableFuture.supplyAsync(() -> harness.launch(SESSION, workspace));
+    CompletableFuture<LaunchResult> launch = CompletableFuture.supplyAsync(() -> harness.host.launch(
+        new LaunchRequest(SESSION, TestAgent.AGENT_ID, workspace, Map.of(), fence)));
     AcpHarness.await("the agent to start", Duration.ofSeconds(10),
         () -> harness.executors.find(SESSION).map(e -> e.status().equals("starting")).orElse(false));
     return new HeldLaunch(launch, modeFile, harness.executor(SESSION).pid());

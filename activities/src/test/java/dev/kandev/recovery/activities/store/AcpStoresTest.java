@@ -22,12 +22,36 @@ class AcpStoresTest {
     SessionIdentityStore identities = new SessionIdentityStore(db.dataSource());
 
     executors.recordStarting(SESSION, "e-1", "h", "w", 42);
-    executors.markRunning(SESSION, "e-1");
+    executors.markRunning(SESSION, "e-1", Fence.none());
     executors.markExited(SESSION, "e-1", "failed", "boom");
     executors.recordStartFailure(SESSION, "e-2", "h", "w", "cannot start");
 
     assertThat(identities.read(SESSION)).isEqualTo(new SessionIdentity(TOKEN, TOKEN));
     assertThat(executors.find(SESSION)).hasValue(new ExecutorRecord(SESSION, "e-2", "h", "w", null, "failed", "cannot start"));
+  }
+
+  @Test
+  void aResumeWithdrawsOnlyTheLaunchItMadeUnderItsLock() {
+    db.fixtures().sessionWithToken(SESSION, SessionState.FAILED, TOKEN);
+    ExecutorsRunningStore executors = new ExecutorsRunningStore(db.dataSource());
+    ResumeLockStore locks = new ResumeLockStore(db.dataSource());
+    // A claim older than the resume (say, a gone worker's agent): not this resume's launch.
+    executors.recordStarting(SESSION, "e-old", "h", "gone-worker", 41);
+    executors.markRunning(SESSION, "e-old", Fence.none());
+    db.fixtures().exec("UPDATE executors_running SET last_seen_at = now() - interval '1 minute' WHERE session_id = ?",
+        SESSION);
+    locks.acquire(SESSION, "resume-1", java.time.Duration.ofMinutes(5)).orElseThrow();
+
+    assertThat(executors.withdrawLaunch(SESSION, "resume-1", "withdrawn")).isEmpty();
+    assertThat(executors.find(SESSION).orElseThrow().status()).isEqualTo("running");
+
+    executors.recordStarting(SESSION, "e-1", "h", "worker-a", 42);
+    assertThat(executors.withdrawLaunch(SESSION, "another-resume", "withdrawn")).as("not its lock").isEmpty();
+    assertThat(executors.withdrawLaunch(SESSION, "resume-1", "launch withdrawn")).hasValue(
+        new ExecutorRecord(SESSION, "e-1", "h", "worker-a", 42L, "failed", "launch withdrawn"));
+    assertThat(executors.markRunning(SESSION, "e-1", Fence.none())).as("a withdrawn launch cannot complete").isFalse();
+    assertThat(executors.liveOwnerOtherThan(SESSION, "worker-b")).isEmpty();
+    assertThat(new SessionIdentityStore(db.dataSource()).read(SESSION)).isEqualTo(new SessionIdentity(TOKEN, TOKEN));
   }
 
   @Test

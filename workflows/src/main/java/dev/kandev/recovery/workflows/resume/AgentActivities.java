@@ -13,6 +13,10 @@ public interface AgentActivities {
    */
   LaunchOutcome launchAgent(String sessionId, List<String> leaseIds, long fencingToken);
 
-  /** Compensation: stops the session's agent if this host runs one. Idempotent. */
+  /**
+   * Compensation: stops the session's agent if this host runs one, and withdraws the launch this
+   * resume made on another worker (which then can no longer complete it and stops its agent).
+   * Idempotent.
+   */
   void stopAgent(String sessionId);
 }

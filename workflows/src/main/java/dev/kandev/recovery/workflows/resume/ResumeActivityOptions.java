@@ -35,14 +35,14 @@ final class ResumeActivityOptions {
 
   /**
    * One attempt: a broken agent is not relaunched in a loop; the user's Resume (token intact) is
-   * the retry. The heartbeat timeout notices a dead worker quickly (and, as the SDK sends
-   * heartbeats at most every 80% of it, bounds how late a cancellation is seen); cancellation waits
-   * for the launch to stop so compensation never races a half-started agent.
+   * the retry. The heartbeat timeout notices a dead worker, yet outlasts a stalled host ({@link
+   * LaunchHeartbeat} says what the numbers trade; a worker may configure another timeout);
+   * cancellation waits for the launch to stop so compensation never races a half-started agent.
    */
   static final ActivityOptions LAUNCH =
       ActivityOptions.newBuilder()
           .setStartToCloseTimeout(Duration.ofMinutes(6))
-          .setHeartbeatTimeout(Duration.ofSeconds(10))
+          .setHeartbeatTimeout(LaunchHeartbeat.TIMEOUT)
           .setCancellationType(ActivityCancellationType.WAIT_CANCELLATION_COMPLETED)
           .setRetryOptions(RetryOptions.newBuilder().setMaximumAttempts(1).build())
           .build();

@@ -62,7 +62,7 @@ public class ResumeSessionWorkflowImpl implements ResumeSessionWorkflow {
     });
     Workflow.upsertTypedSearchAttributes(SESSION_ID.valueSet(sessionId));
     WorkflowInfo info = Workflow.getInfo();
-    String owner = info.getWorkflowId() + "/" + info.getRunId();
+    String owner = ResumeLockOwner.of(info.getWorkflowId(), info.getRunId());
     Saga saga = new Saga(new Saga.Options.Builder().setContinueWithError(true).build());
     Attempt attempt = new Attempt();
     try {
