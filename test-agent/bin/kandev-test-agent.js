@@ -8,6 +8,8 @@
 //   hang-initialize         never answers initialize
 //   hold-initialize         answers initialize once the --mode-file no longer says hold-initialize
 //                           (without a mode file: never)
+//   hold-load               answers session/load once the --mode-file no longer says hold-load;
+//                           while it holds, the file <mode-file>.held exists
 //   close-before-load       closes stdout and exits (code 4) when session/load arrives
 //   reject-load             answers session/load with -32002 resource not found
 //   no-load-session         declares agentCapabilities.loadSession = false
@@ -34,7 +36,7 @@ const crypto = require('crypto');
 const PROTOCOL_VERSION = 1;
 const VERSION = '1.0.0';
 const MODES = [
-  'normal', 'exit-before-initialize', 'hang-initialize', 'hold-initialize', 'close-before-load',
+  'normal', 'exit-before-initialize', 'hang-initialize', 'hold-initialize', 'hold-load', 'close-before-load',
   'reject-load', 'no-load-session', 'slow-turn', 'crash-mid-turn', 'reject-new',
   'close-before-new',
 ];
@@ -272,7 +274,7 @@ const handlers = {
     respond(id, { sessionId: session.id });
   },
 
-  'session/load'(params, id) {
+  async 'session/load'(params, id) {
     log(`session/load ${params.sessionId}`);
     if (mode === 'no-load-session') {
       fail(id, -32601, 'Method not found: session/load (loadSession capability is false)');
@@ -282,6 +284,21 @@ const handlers = {
       log('closing stdout before answering session/load as configured');
       process.stdout.end(() => process.exit(4));
       return;
+    }
+    if (mode === 'hold-load' && modeFile) {
+      const held = `${modeFile}.held`;
+      fs.writeFileSync(held, `${process.pid}\n`);
+      log('holding session/load until the mode file changes');
+      await new Promise((resolve) => {
+        const poll = setInterval(() => {
+          if (fs.readFileSync(modeFile, 'utf8').trim() !== 'hold-load') {
+            clearInterval(poll);
+            resolve();
+          }
+        }, 25);
+      });
+      fs.rmSync(held, { force: true });
+      log('session/load released');
     }
     const session = mode === 'reject-load' ? null : loadSession(params.sessionId);
     if (session === null) {
