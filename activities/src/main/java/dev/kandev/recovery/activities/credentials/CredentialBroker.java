@@ -108,6 +108,38 @@ public final class CredentialBroker {
     });
   }
 
+  /**
+   * Issues for every repository linked to the session's task ({@link #scopesForSession}) under the
+   * policy of the session's executor ({@code task_sessions.executor_id}; its row in {@code
+   * executor_credential_policies} wins over the workspace's), in one transaction like {@link
+   * #issueAll}. No linked repository: no lease.
+   *
+   * @throws CredentialException as {@link #issue}; {@code SCOPE_DENIED} for an unknown session
+   */
+  public List<LeaseGrant> issueForSession(String sessionId, Duration ttl) {
+    Duration leaseTtl = clampTtl(ttl);
+    return Sql.inTransaction(dataSource, "issue credential leases for session " + sessionId, c -> {
+      List<LeaseScope> scopes = scopesForSession(c, sessionId);
+      String executorId = executorOf(c, sessionId);
+      List<LeaseGrant> grants = new ArrayList<>();
+      for (LeaseScope scope : scopes) {
+        grants.add(issue(c, scope, executorId, leaseTtl));
+      }
+      return grants;
+    });
+  }
+
+  /** The session's executor, or null when it has none. */
+  private static String executorOf(Connection c, String sessionId) throws SQLException {
+    try (PreparedStatement select = c.prepareStatement("SELECT executor_id FROM task_sessions WHERE id = ?")) {
+      select.setString(1, sessionId);
+      try (ResultSet rs = select.executeQuery()) {
+        String executorId = rs.next() ? rs.getString(1) : null;
+        return executorId == null || executorId.isBlank() ? null : executorId;
+      }
+    }
+  }
+
   private LeaseGrant issue(Connection c, LeaseScope scope, String executorId, Duration leaseTtl) throws SQLException {
     ScopeAuthorizer.authorize(c, scope);
     ResolvedPolicy policy = policies.resolve(c, scope.workspaceId(), executorId);

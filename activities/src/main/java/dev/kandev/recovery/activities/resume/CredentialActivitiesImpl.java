@@ -4,7 +4,6 @@ import dev.kandev.recovery.activities.credentials.CredentialBroker;
 import dev.kandev.recovery.activities.credentials.CredentialException;
 import dev.kandev.recovery.activities.credentials.CredentialFailures;
 import dev.kandev.recovery.activities.credentials.LeaseGrant;
-import dev.kandev.recovery.activities.credentials.LeaseScope;
 import dev.kandev.recovery.workflows.resume.CredentialActivities;
 import dev.kandev.recovery.workflows.resume.CredentialLease;
 import java.util.List;
@@ -20,11 +19,11 @@ public final class CredentialActivitiesImpl implements CredentialActivities {
   @Override
   public CredentialLease issueCredentialLease(String sessionId) {
     try {
-      List<LeaseScope> scopes = broker.scopesForSession(sessionId);
-      if (scopes.isEmpty()) {
+      // Under the session's executor's policy if it has one, else the workspace's.
+      List<LeaseGrant> grants = broker.issueForSession(sessionId, CredentialBroker.DEFAULT_TTL);
+      if (grants.isEmpty()) {
         return new CredentialLease(List.of(), null);
       }
-      List<LeaseGrant> grants = broker.issueAll(scopes, null, CredentialBroker.DEFAULT_TTL);
       List<String> leaseIds = grants.stream().map(LeaseGrant::leaseId).filter(Objects::nonNull).toList();
       // The first linked repository is the task's primary one; its routing is what the task shows.
       return new CredentialLease(leaseIds, grants.get(0).snapshot());

@@ -26,6 +26,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CopyOnWriteArraySet;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
@@ -52,7 +53,8 @@ public final class FakeGitHubServer implements AutoCloseable {
   private final HttpServer server;
   private final RSAPublicKey appPublicKey;
   private final String appId;
-  private final long installationId;
+  /** The App's installations; each grants the same repositories and permissions. */
+  private final Set<Long> installationIds = new CopyOnWriteArraySet<>();
   private final Set<String> installedRepositories;
   private final Map<String, String> grantedPermissions;
   private final AtomicInteger calls = new AtomicInteger();
@@ -71,7 +73,7 @@ public final class FakeGitHubServer implements AutoCloseable {
       Map<String, String> grantedPermissions) {
     this.appPublicKey = appPublicKey;
     this.appId = appId;
-    this.installationId = installationId;
+    this.installationIds.add(installationId);
     this.installedRepositories = Set.copyOf(installedRepositories);
     this.grantedPermissions = Map.copyOf(grantedPermissions);
     try {
@@ -90,6 +92,12 @@ public final class FakeGitHubServer implements AutoCloseable {
 
   public URI apiBase() {
     return URI.create("http://127.0.0.1:" + server.getAddress().getPort());
+  }
+
+  /** The App is also installed as {@code installationId} (e.g. in an executor's own organisation). */
+  public FakeGitHubServer alsoInstalledAs(long installationId) {
+    installationIds.add(installationId);
+    return this;
   }
 
   /** The next {@code times} requests are answered with {@code status} and a GitHub error body. */
@@ -157,7 +165,7 @@ public final class FakeGitHubServer implements AutoCloseable {
         return;
       }
       long requested = Long.parseLong(m.group(1));
-      if (requested != installationId) {
+      if (!installationIds.contains(requested)) {
         rejections.add("unknown installation " + requested);
         reply(exchange, 404, "Not Found");
         return;
