@@ -19,11 +19,14 @@ final class KandevProcess implements AutoCloseable {
   private final String name;
   private final Process process;
   private final Path output;
+  /** Where stderr goes when it is kept apart from stdout; null: in {@link #output}. */
+  private final Path stderr;
 
-  private KandevProcess(String name, Process process, Path output) {
+  private KandevProcess(String name, Process process, Path output, Path stderr) {
     this.name = name;
     this.process = process;
     this.output = output;
+    this.stderr = stderr;
   }
 
   static KandevProcess start(String name, Map<String, String> env, Path logDir, String... args) {
@@ -32,18 +35,38 @@ final class KandevProcess implements AutoCloseable {
 
   /** The same with another copy of the jar (its {@code lib/} beside it). */
   static KandevProcess start(String name, Map<String, String> env, Path logDir, Path jar, String... args) {
-    List<String> command = new ArrayList<>(List.of(javaBinary(), "-jar", jar.toString()));
+    return start(name, env, logDir, jar, false, args);
+  }
+
+  /**
+   * As a terminal runs a foreground command: in a process session and group of its own ({@code
+   * setsid}; the group id is the pid), so {@link #signalGroup} reaches it as Ctrl-C would. Its
+   * stderr (the log) is kept apart from stdout ({@link #stderr()}).
+   */
+  static KandevProcess startInOwnSession(String name, Map<String, String> env, Path logDir, String... args) {
+    return start(name, env, logDir, jar(), true, args);
+  }
+
+  private static KandevProcess start(
+      String name, Map<String, String> env, Path logDir, Path jar, boolean ownSession, String... args) {
+    List<String> command = new ArrayList<>(ownSession ? List.of("setsid") : List.of());
+    command.addAll(List.of(javaBinary(), "-jar", jar.toString()));
     command.addAll(List.of(args));
     Path output = logDir.resolve(name + ".log");
+    Path stderr = ownSession ? logDir.resolve(name + ".err") : null;
     try {
       Files.createDirectories(logDir);
       ProcessBuilder builder = new ProcessBuilder(command)
-          .redirectErrorStream(true)
           .redirectOutput(ProcessBuilder.Redirect.appendTo(output.toFile()))
           .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+      if (stderr == null) {
+        builder.redirectErrorStream(true);
+      } else {
+        builder.redirectError(ProcessBuilder.Redirect.appendTo(stderr.toFile()));
+      }
       builder.environment().remove("TEMPORAL_ADDRESS");
       builder.environment().putAll(env);
-      return new KandevProcess(name, builder.start(), output);
+      return new KandevProcess(name, builder.start(), output, stderr);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -80,11 +103,50 @@ final class KandevProcess implements AutoCloseable {
     return name;
   }
 
+  /** Everything it printed (stdout, then stderr if that is kept apart). */
   String output() {
+    return read(output) + (stderr == null ? "" : read(stderr));
+  }
+
+  /** Its stderr alone: only for {@link #startInOwnSession}. */
+  String stderr() {
+    if (stderr == null) {
+      throw new IllegalStateException(name + " writes stderr and stdout to one file");
+    }
+    return read(stderr);
+  }
+
+  private static String read(Path file) {
     try {
-      return Files.readString(output, StandardCharsets.UTF_8);
+      return Files.readString(file, StandardCharsets.UTF_8);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
+    }
+  }
+
+  /** Sends {@code signal} (e.g. INT) to its whole process group, as a terminal's Ctrl-C does. */
+  void signalGroup(String signal) {
+    kill("-" + signal, "--", "-" + pid());
+  }
+
+  /** Sends {@code signal} to the process alone. */
+  void signal(String signal) {
+    kill("-" + signal, Long.toString(pid()));
+  }
+
+  private static void kill(String... args) {
+    List<String> command = new ArrayList<>(List.of("kill"));
+    command.addAll(List.of(args));
+    try {
+      int code = new ProcessBuilder(command).inheritIO().start().waitFor();
+      if (code != 0) {
+        throw new AssertionError(String.join(" ", command) + " exited with " + code);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError(e);
     }
   }
 

@@ -12,7 +12,10 @@ import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** One agent child process: started from argv without a shell, stderr kept as a bounded tail. */
+/**
+ * One agent child process: started from argv without a shell in a process session of its own,
+ * stderr kept as a bounded tail.
+ */
 final class AgentProcess {
   private static final Logger log = LoggerFactory.getLogger(AgentProcess.class);
   static final int STDERR_TAIL_BYTES = 8 * 1024;
@@ -32,8 +35,9 @@ final class AgentProcess {
   static AgentProcess start(
       String name, AgentProfile profile, Path workspace, Map<String, String> env, Duration timeout)
       throws IOException, TimeoutException {
-    ProcessBuilder builder = new ProcessBuilder(profile.argv());
-    builder.directory(profile.workingDirectoryFor(workspace).toFile());
+    Path directory = profile.workingDirectoryFor(workspace);
+    ProcessBuilder builder = new ProcessBuilder(OwnProcessSession.command(profile.argv(), directory, System.getenv("PATH")));
+    builder.directory(directory.toFile());
     builder.environment().clear();
     builder.environment().putAll(env);
     CompletableFuture<Process> started = new CompletableFuture<>();

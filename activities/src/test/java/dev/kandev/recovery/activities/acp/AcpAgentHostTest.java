@@ -168,6 +168,28 @@ class AcpAgentHostTest {
     harness.assertTokenUnchanged(SESSION, token);
   }
 
+
+  /** A terminal's Ctrl-C goes to the worker's process group: the agent must not be in it (the worker stops it). */
+  @Test
+  void theAgentRunsInAProcessSessionOfItsOwnWithTheRecordedPid() throws Exception {
+    LaunchResult launch = launched("normal");
+
+    List<String> agent = procStat(launch.pid());
+    List<String> worker = procStat(ProcessHandle.current().pid());
+    assertThat(agent.get(0)).as("setsid execs the agent in place: the recorded pid is the agent's")
+        .contains("node");
+    assertThat(agent.get(3)).as("session id").isEqualTo(Long.toString(launch.pid())).isNotEqualTo(worker.get(3));
+    assertThat(agent.get(2)).as("process group").isEqualTo(Long.toString(launch.pid())).isNotEqualTo(worker.get(2));
+    assertThat(harness.executor(SESSION).pid()).isEqualTo(launch.pid());
+  }
+
+  /** comm, state, pgrp and session of a process, from /proc/PID/stat. */
+  private static List<String> procStat(long pid) throws java.io.IOException {
+    String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+    String comm = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+    String[] rest = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+    return List.of(comm, rest[0], rest[2], rest[3]);
+  }
   @Test
   void anAgentWhoseHandshakeEndsAfterTheHostClosedIsStoppedNotLeftBehind() throws Exception {
     HeldLaunch held = launchHeldInInitialize();
