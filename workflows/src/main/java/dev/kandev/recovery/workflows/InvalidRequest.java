@@ -4,7 +4,7 @@ import io.temporal.failure.ApplicationFailure;
 
 /**
  * A request refused before anything ran: a non-retryable {@code ApplicationFailure} of type
- * {@value #TYPE} whose message says what is wrong. It has no details (there is no session or job
+ * {@value #TYPE} whose message says what is wrong, expected (benign: one log line, no stack trace). It has no details (there is no session or job
  * yet to describe).
  */
 public final class InvalidRequest {
@@ -13,7 +13,7 @@ public final class InvalidRequest {
   private InvalidRequest() {}
 
   public static ApplicationFailure failure(String reason) {
-    return ApplicationFailure.newNonRetryableFailure(message(reason), TYPE);
+    return ExpectedFailures.nonRetryable(message(reason), TYPE);
   }
 
   /** The message both the workflows and the Java clients use. */

@@ -22,7 +22,7 @@ import io.temporal.activity.Activity;
 import io.temporal.activity.ActivityExecutionContext;
 import io.temporal.activity.ActivityInfo;
 import io.temporal.client.ActivityCompletionException;
-import io.temporal.failure.ApplicationFailure;
+import dev.kandev.recovery.workflows.ExpectedFailures;
 import java.nio.file.Path;
 import java.util.Collection;
 import java.util.List;
@@ -76,7 +76,7 @@ public final class AgentActivitiesImpl implements AgentActivities {
       LaunchResult result = awaitHeartbeating(launch, activity);
       return new LaunchOutcome(result.providerSessionId(), result.loaded(), result.pid(), result.agentName());
     } catch (AgentLaunchException e) {
-      throw ApplicationFailure.newNonRetryableFailure(redact(e.getMessage(), tokens), e.failureClass().type());
+      throw ExpectedFailures.nonRetryable(redact(e.getMessage(), tokens), e.failureClass().type());
     } catch (StaleFenceException e) {
       throw Failures.permanent(Failures.RESUME_LOCK_LOST, e.getMessage());
     } catch (ActivityCompletionException e) {

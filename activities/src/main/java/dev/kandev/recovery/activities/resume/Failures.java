@@ -1,8 +1,9 @@
 package dev.kandev.recovery.activities.resume;
 
+import dev.kandev.recovery.workflows.ExpectedFailures;
 import io.temporal.failure.ApplicationFailure;
 
-/** The stable failure types of the resume activities, and how they are raised. */
+/** The stable failure types of the resume activities, and how they are raised: expected, so benign. */
 final class Failures {
   static final String SESSION_NOT_FOUND = "SESSION_NOT_FOUND";
   static final String SESSION_NOT_RESUMABLE = "SESSION_NOT_RESUMABLE";
@@ -17,11 +18,11 @@ final class Failures {
 
   /** Retrying cannot help: the user has to act (or nothing should happen). */
   static ApplicationFailure permanent(String type, String message) {
-    return ApplicationFailure.newNonRetryableFailure(message, type);
+    return ExpectedFailures.nonRetryable(message, type);
   }
 
   /** Temporal's retry policy of the activity applies. */
   static ApplicationFailure transientFailure(String type, String message) {
-    return ApplicationFailure.newFailure(message, type);
+    return ExpectedFailures.retryable(message, type);
   }
 }

@@ -1,6 +1,7 @@
 package dev.kandev.recovery.activities.runtime;
 
 import dev.kandev.recovery.activities.store.RuntimeJobStore;
+import dev.kandev.recovery.workflows.ExpectedFailures;
 import dev.kandev.recovery.workflows.runtime.AgentRuntime;
 import dev.kandev.recovery.workflows.runtime.BuiltInAgents;
 import dev.kandev.recovery.workflows.runtime.ProbeInfo;
@@ -12,7 +13,6 @@ import dev.kandev.recovery.workflows.runtime.RuntimeJobSnapshot;
 import dev.kandev.recovery.workflows.runtime.RuntimeUpdateActivities;
 import dev.kandev.recovery.workflows.runtime.UpdateOutcome;
 import dev.kandev.recovery.workflows.runtime.UpdateStep;
-import io.temporal.failure.ApplicationFailure;
 import java.nio.file.Path;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -55,14 +55,14 @@ public final class RuntimeUpdateActivitiesImpl implements RuntimeUpdateActivitie
     try {
       result = runner.run(npm.updateCommand(agent.packageSpec()), npm.environment(), npm.updateTimeout(), true);
     } catch (RuntimeException e) {
-      throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), RuntimeFailureTypes.UPDATE_FAILED);
+      throw ExpectedFailures.nonRetryable(e.getMessage(), RuntimeFailureTypes.UPDATE_FAILED);
     }
     UpdateOutcome outcome = new UpdateOutcome(
         result.argv(), result.exitCode(), result.timedOut(), result.duration().toMillis(), result.stdout());
     log.info("runtime update attempt {} of {}: {}", step.attempt(), agent.agentId(),
         result.succeeded() ? "ok" : result.describe());
     if (!result.succeeded()) {
-      throw ApplicationFailure.newNonRetryableFailure(result.describe(), RuntimeFailureTypes.UPDATE_FAILED, outcome);
+      throw ExpectedFailures.nonRetryable(result.describe(), RuntimeFailureTypes.UPDATE_FAILED, outcome);
     }
     return outcome;
   }
@@ -78,7 +78,7 @@ public final class RuntimeUpdateActivitiesImpl implements RuntimeUpdateActivitie
       return outcome;
     } catch (CacheRepairException e) {
       log.warn("runtime cache repair of {} {}: {}", agent.agentId(), e.refused() ? "refused" : "failed", e.getMessage());
-      throw ApplicationFailure.newNonRetryableFailure(e.getMessage(),
+      throw ExpectedFailures.nonRetryable(e.getMessage(),
           e.refused() ? RuntimeFailureTypes.CACHE_REPAIR_REFUSED : RuntimeFailureTypes.CACHE_REPAIR_FAILED);
     }
   }
@@ -89,12 +89,12 @@ public final class RuntimeUpdateActivitiesImpl implements RuntimeUpdateActivitie
     try {
       return probe.probe(npm.launchCommand(agent.packageSpec(), agent.acpArgs()), npm.environment(), npm.probeTimeout());
     } catch (AcpProbe.ProbeFailedException e) {
-      throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), RuntimeFailureTypes.PROBE_FAILED);
+      throw ExpectedFailures.nonRetryable(e.getMessage(), RuntimeFailureTypes.PROBE_FAILED);
     }
   }
 
   private AgentRuntime agent(String agentId) {
-    return catalogue.find(agentId).orElseThrow(() -> ApplicationFailure.newNonRetryableFailure(
+    return catalogue.find(agentId).orElseThrow(() -> ExpectedFailures.nonRetryable(
         "unknown agent '" + agentId + "'", RuntimeFailureTypes.UNKNOWN_AGENT));
   }
 }

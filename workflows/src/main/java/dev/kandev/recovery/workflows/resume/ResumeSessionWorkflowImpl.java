@@ -5,6 +5,7 @@ import static dev.kandev.recovery.workflows.RecoverySearchAttributes.OUTCOME;
 import static dev.kandev.recovery.workflows.RecoverySearchAttributes.SESSION_ID;
 import static dev.kandev.recovery.workflows.RecoverySearchAttributes.TASK_ID;
 
+import dev.kandev.recovery.workflows.ExpectedFailures;
 import dev.kandev.recovery.workflows.InvalidRequest;
 import dev.kandev.recovery.workflows.RecoveryIds;
 import dev.kandev.recovery.workflows.model.SessionState;
@@ -53,12 +54,12 @@ public class ResumeSessionWorkflowImpl implements ResumeSessionWorkflow {
   @Override
   public ResumeResult resume(ResumeRequest request) {
     if (request == null) {
-      throw InvalidRequest.failure("a resume needs an input with a sessionId; the payload was null or missing");
+      throw invalid("a resume needs an input with a sessionId; the payload was null or missing");
     }
     this.request = request;
     String sessionId = request.sessionId();
     RecoveryIds.problem("sessionId", sessionId).ifPresent(problem -> {
-      throw InvalidRequest.failure(problem);
+      throw invalid(problem);
     });
     Workflow.upsertTypedSearchAttributes(SESSION_ID.valueSet(sessionId));
     WorkflowInfo info = Workflow.getInfo();
@@ -169,7 +170,14 @@ public class ResumeSessionWorkflowImpl implements ResumeSessionWorkflow {
         : "; session now " + state + "; recovery actions: "
             + (actions.isEmpty() ? "none" : String.join(", ", actions.stream().map(Enum::name).toList())));
     log.warn("{}", message);
-    return ApplicationFailure.newNonRetryableFailureWithCause(message, type, cause, details);
+    return ExpectedFailures.nonRetryableWithCause(message, type, cause, details);
+  }
+
+  /** Refused before anything ran: one log line, and the failure to throw. */
+  private static ApplicationFailure invalid(String reason) {
+    ApplicationFailure failure = InvalidRequest.failure(reason);
+    log.warn("resume rejected ({}): {}", InvalidRequest.TYPE, failure.getOriginalMessage());
+    return failure;
   }
 
   private static String failureType(TemporalFailure failure) {

@@ -1,5 +1,6 @@
 package dev.kandev.recovery.workflows.runtime;
 
+import dev.kandev.recovery.workflows.ExpectedFailures;
 import dev.kandev.recovery.workflows.InvalidRequest;
 import dev.kandev.recovery.workflows.RecoveryIds;
 import dev.kandev.recovery.workflows.RecoverySearchAttributes;
@@ -93,7 +94,8 @@ public final class RuntimeUpdateWorkflowImpl implements RuntimeUpdateWorkflow {
       if (ownSearchAttributes) {
         outcome("failed");
       }
-      throw ApplicationFailure.newNonRetryableFailure(error, RuntimeFailureTypes.UNKNOWN_AGENT,
+      log.warn("runtime update rejected ({}): {}", RuntimeFailureTypes.UNKNOWN_AGENT, error);
+      throw ExpectedFailures.nonRetryable(error, RuntimeFailureTypes.UNKNOWN_AGENT,
           new RuntimeUpdateResult(jobId, agentId, "", RuntimeUpdateStatus.FAILED, 0, false, repair, lines, error,
               RuntimeFailureTypes.UNKNOWN_AGENT, null));
     }
@@ -118,7 +120,7 @@ public final class RuntimeUpdateWorkflowImpl implements RuntimeUpdateWorkflow {
       } catch (ActivityFailure e) {
         repair = refused(e) ? RepairResult.REFUSED : RepairResult.FAILED;
         throw terminal(agent, request, "repair runtime execution cache: " + message(e),
-            RuntimeFailureTypes.CACHE_REPAIR_FAILED);
+            RuntimeFailureTypes.CACHE_REPAIR_FAILED, e);
       }
       line("retrying managed runtime update");
       status = RuntimeJobStatus.RETRYING;
@@ -126,7 +128,7 @@ public final class RuntimeUpdateWorkflowImpl implements RuntimeUpdateWorkflow {
       ActivityFailure secondFailure = runUpdate(agent, 2, "retry update " + agent.packageSpec() + " after repair");
       if (secondFailure != null) {
         throw terminal(agent, request, "update runtime after cache repair: " + message(secondFailure),
-            RuntimeFailureTypes.UPDATE_FAILED);
+            RuntimeFailureTypes.UPDATE_FAILED, secondFailure);
       }
     }
 
@@ -138,7 +140,7 @@ public final class RuntimeUpdateWorkflowImpl implements RuntimeUpdateWorkflow {
       probe = stub(RuntimeStepTimeouts.PROBE, "ACP initialize probe of " + agent.agentId())
           .probeAcp(new ProbeStep(jobId, agent.agentId()));
     } catch (ActivityFailure e) {
-      throw terminal(agent, request, "ACP capability probe: " + message(e), RuntimeFailureTypes.PROBE_FAILED);
+      throw terminal(agent, request, "ACP capability probe: " + message(e), RuntimeFailureTypes.PROBE_FAILED, e);
     }
     line("ACP initialize ok: " + probe.agentName() + " " + probe.agentVersion()
         + ", protocol version " + probe.protocolVersion());
@@ -178,18 +180,24 @@ public final class RuntimeUpdateWorkflowImpl implements RuntimeUpdateWorkflow {
     error = failure.getOriginalMessage();
     status = RuntimeJobStatus.FAILED;
     line("failed: " + error);
+    log.warn("runtime update rejected ({}): {}", InvalidRequest.TYPE, error);
     return failure;
   }
 
-  /** Records the job as failed; the caller throws the returned failure, which fails the workflow. */
-  private ApplicationFailure terminal(AgentRuntime agent, RuntimeUpdateRequest request, String message, String type) {
+  /**
+   * Records the job as failed; the caller throws the returned failure, which fails the workflow. It
+   * is benign (logged in one line) when the step's failure was an expected one.
+   */
+  private ApplicationFailure terminal(
+      AgentRuntime agent, RuntimeUpdateRequest request, String message, String type, ActivityFailure after) {
     error = bound(message);
     status = RuntimeJobStatus.FAILED;
     line("failed: " + error);
     save(agent, request);
     outcome("failed");
-    return ApplicationFailure.newNonRetryableFailure(
-        error, type, result(agent, RuntimeUpdateStatus.FAILED, type, null));
+    log.warn("runtime update of {} failed ({}): {}", agent.agentId(), type, error);
+    return ExpectedFailures.nonRetryableAfter(
+        after, error, type, result(agent, RuntimeUpdateStatus.FAILED, type, null));
   }
 
   private RuntimeUpdateResult result(AgentRuntime agent, RuntimeUpdateStatus outcome, String type, ProbeInfo probe) {

@@ -1,0 +1,76 @@
+package dev.kandev.recovery.worker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.kandev.recovery.worker.dev.DevTemporalServer;
+import dev.kandev.recovery.workflows.client.ResumeHandle;
+import dev.kandev.recovery.workflows.model.SessionState;
+import dev.kandev.recovery.workflows.resume.ResumeFailure;
+import dev.kandev.recovery.workflows.resume.ResumeMode;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** What the {@code worker} process logs on stderr, on a real Temporal server. */
+class WorkerLogsIT {
+  private static final Pattern STACK_FRAME = Pattern.compile("^\\s+at [\\w.$]+\\(.*\\)$");
+
+  @RegisterExtension final RecoveryCluster cluster = new RecoveryCluster();
+
+  /** A Temporal server without a worker; under the cluster's folder, so the cluster stops it after its processes. */
+  @BeforeEach
+  void setUp() {
+    DevTemporalServer.start(RealTemporalServer.cli(), cluster.dir().resolve("temporal"), cluster.temporalPort, cluster.uiPort);
+  }
+
+  /** {@code kandev-recovery worker} with {@code extraEnv}, its stderr apart, once it printed "Ready.". */
+  private KandevProcess worker(String instance, Map<String, String> extraEnv) {
+    Map<String, String> env = new HashMap<>(cluster.environment(instance));
+    env.put("TEMPORAL_ADDRESS", cluster.temporalAddress());
+    env.putAll(extraEnv);
+    return cluster.started(instance, KandevProcess.startInOwnSession(instance, env, cluster.logDir(), "worker"));
+  }
+
+  @Test
+  void expectedFailuresAreOneLineEachWithoutAStackTrace() throws Exception {
+    KandevProcess worker = worker("worker-logs", Map.of());
+    cluster.newSession("s-1", SessionState.CREATED);
+    cluster.start("s-1", ResumeMode.START_FRESH).await(Duration.ofMinutes(2));
+
+    assertThat(failing("s-missing", ResumeMode.RESUME).failureType()).isEqualTo("SESSION_NOT_FOUND");
+    assertThat(failing("s-1", ResumeMode.RESUME).failureType()).isEqualTo("AGENT_ALREADY_RUNNING");
+    worker.terminate(Duration.ofSeconds(60));
+
+    List<String> log = worker.stderr().lines().toList();
+    assertThat(log.stream().filter(l -> l.contains("SESSION_NOT_FOUND"))).as(worker.stderr()).hasSize(1);
+    assertThat(log.stream().filter(l -> l.contains("AGENT_ALREADY_RUNNING"))).as(worker.stderr()).hasSize(1);
+    assertThat(log).as("no stack trace anywhere").noneMatch(l -> STACK_FRAME.matcher(l).matches())
+        .noneMatch(l -> l.startsWith("Caused by:"));
+    assertThat(worker.output()).as("a real server takes worker heartbeats").doesNotContain("worker heartbeats");
+  }
+
+  @Test
+  void aGenuineFaultKeepsItsStackTrace() throws Exception {
+    KandevProcess worker = worker("worker-logs", Map.of());
+    cluster.newSession("s-1", SessionState.CREATED);
+    cluster.fixtures.exec("ALTER TABLE resume_locks RENAME TO resume_locks_away");
+
+    ResumeHandle handle = cluster.start("s-1", ResumeMode.START_FRESH);
+    Await.until(() -> worker.stderr().lines().anyMatch(l -> STACK_FRAME.matcher(l).matches()),
+        Duration.ofSeconds(60), "the failed lock acquisition's stack trace");
+    cluster.fixtures.exec("ALTER TABLE resume_locks_away RENAME TO resume_locks");
+    handle.await(Duration.ofMinutes(2));
+
+    assertThat(worker.stderr()).contains("Activity failure", "activityType=AcquireResumeLock",
+        "relation \"resume_locks\" does not exist");
+  }
+
+  private ResumeFailure failing(String sessionId, ResumeMode mode) throws Exception {
+    return RecoveryCluster.awaitFailure(cluster.start(sessionId, mode), Duration.ofMinutes(2));
+  }
+}
