@@ -1,9 +1,11 @@
 package dev.kandev.recovery.worker;
 
+import dev.kandev.recovery.worker.logging.RecoveryMdcInterceptor;
 import dev.kandev.recovery.workflows.resume.LaunchHeartbeat;
 import io.temporal.client.WorkflowClient;
 import io.temporal.worker.Worker;
 import io.temporal.worker.WorkerFactory;
+import io.temporal.worker.WorkerFactoryOptions;
 import io.temporal.worker.WorkerOptions;
 import java.util.concurrent.TimeUnit;
 
@@ -16,7 +18,8 @@ public final class RecoveryWorker implements AutoCloseable {
   }
 
   public static RecoveryWorker start(WorkflowClient client, String taskQueue, Components components) {
-    WorkerFactory factory = WorkerFactory.newInstance(client);
+    WorkerFactory factory = WorkerFactory.newInstance(client,
+        WorkerFactoryOptions.newBuilder().setWorkerInterceptors(new RecoveryMdcInterceptor()).build());
     Worker worker = factory.newWorker(taskQueue, options());
     components.register(worker);
     factory.start();

@@ -52,6 +52,7 @@ public record Settings(
     Duration launchHeartbeatTimeout) {
 
   public static Settings fromEnvironment(Map<String, String> env) {
+    requireKnownLogFormat(env);
     AcpTimeouts timeouts = AcpTimeouts.defaults()
         .withInitialize(seconds(env, "KANDEV_ACP_INITIALIZE_TIMEOUT_SECONDS", 180))
         .withSessionLoad(seconds(env, "KANDEV_ACP_SESSION_LOAD_TIMEOUT_SECONDS", 120))
@@ -117,6 +118,14 @@ public record Settings(
     String xdg = env.get("XDG_STATE_HOME");
     Path base = xdg != null && !xdg.isBlank() ? Path.of(xdg.trim()) : Path.of(System.getProperty("user.home"), ".local", "state");
     return base.resolve("kandev-recovery");
+  }
+
+  /** KANDEV_LOG_FORMAT is read by logback.xml (logback-text.xml, logback-json.xml); any other value would log nothing. */
+  static void requireKnownLogFormat(Map<String, String> env) {
+    String format = env.getOrDefault("KANDEV_LOG_FORMAT", "text");
+    if (!format.equals("text") && !format.equals("json")) {
+      throw new IllegalArgumentException("KANDEV_LOG_FORMAT must be text or json, got '" + format + "'");
+    }
   }
 
   private static int integer(Map<String, String> env, String name, int fallback) {

@@ -49,4 +49,12 @@ class SettingsTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("KANDEV_AGENT_REAP_INTERVAL_SECONDS must be at least 1, got 0");
   }
+
+  @Test
+  void anUnknownLogFormatIsRefused() {
+    assertThat(Settings.fromEnvironment(Map.of("KANDEV_LOG_FORMAT", "json")).taskQueue()).isEqualTo("kandev-recovery");
+    assertThatThrownBy(() -> Settings.fromEnvironment(Map.of("KANDEV_LOG_FORMAT", "xml")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("KANDEV_LOG_FORMAT must be text or json, got 'xml'");
+  }
 }

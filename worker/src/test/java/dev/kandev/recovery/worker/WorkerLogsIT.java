@@ -2,12 +2,16 @@ package dev.kandev.recovery.worker;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.kandev.recovery.worker.dev.DevTemporalServer;
 import dev.kandev.recovery.workflows.client.ResumeHandle;
 import dev.kandev.recovery.workflows.model.SessionState;
 import dev.kandev.recovery.workflows.resume.ResumeFailure;
 import dev.kandev.recovery.workflows.resume.ResumeMode;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -18,6 +22,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** What the {@code worker} process logs on stderr, on a real Temporal server. */
 class WorkerLogsIT {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final Pattern DATED_LINE =
+      Pattern.compile("^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}\\.\\d{3} (TRACE|DEBUG|INFO |WARN |ERROR) ");
   private static final Pattern STACK_FRAME = Pattern.compile("^\\s+at [\\w.$]+\\(.*\\)$");
 
   @RegisterExtension final RecoveryCluster cluster = new RecoveryCluster();
@@ -37,7 +44,7 @@ class WorkerLogsIT {
   }
 
   @Test
-  void expectedFailuresAreOneLineEachWithoutAStackTrace() throws Exception {
+  void expectedFailuresAreOneDatedLineEachWithoutAStackTraceAndNamingTheirWorkflow() throws Exception {
     KandevProcess worker = worker("worker-logs", Map.of());
     cluster.newSession("s-1", SessionState.CREATED);
     cluster.start("s-1", ResumeMode.START_FRESH).await(Duration.ofMinutes(2));
@@ -52,6 +59,42 @@ class WorkerLogsIT {
     assertThat(log).as("no stack trace anywhere").noneMatch(l -> STACK_FRAME.matcher(l).matches())
         .noneMatch(l -> l.startsWith("Caused by:"));
     assertThat(worker.output()).as("a real server takes worker heartbeats").doesNotContain("worker heartbeats");
+
+    assertThat(log).isNotEmpty().allMatch(l -> DATED_LINE.matcher(l).find(), "starts with date and time");
+    assertThat(log).anySatisfy(l -> assertThat(l).contains("SESSION_NOT_FOUND")
+        .containsPattern(" \\[session=s-missing workflow=resume-session-s-missing run=[0-9a-f-]{36}\\] - "));
+    assertThat(log).anySatisfy(l -> assertThat(l).contains("started agent 'test-agent'")
+        .containsPattern(" \\[session=s-1 workflow=resume-session-s-1 run=[0-9a-f-]{36} activity=LaunchAgent\\] - "));
+  }
+
+  @Test
+  void jsonFormatIsOneObjectPerLineWithTimeAndTheWorkflowContext() throws Exception {
+    KandevProcess worker = worker("worker-json", Map.of("KANDEV_LOG_FORMAT", "json"));
+    cluster.newSession("s-1", SessionState.CREATED);
+    cluster.start("s-1", ResumeMode.START_FRESH).await(Duration.ofMinutes(2));
+    assertThat(failing("s-missing", ResumeMode.RESUME).failureType()).isEqualTo("SESSION_NOT_FOUND");
+    worker.terminate(Duration.ofSeconds(60));
+
+    List<JsonNode> events = new ArrayList<>();
+    for (String line : worker.stderr().lines().toList()) {
+      JsonNode event = JSON.readTree(line);
+      assertThat(event.isObject()).as(line).isTrue();
+      assertThat(Instant.parse(event.path("time").asText())).as(line).isNotNull();
+      assertThat(event.path("level").asText()).as(line).isIn("DEBUG", "INFO", "WARN", "ERROR");
+      assertThat(event.path("loggerName").asText()).as(line).isNotEmpty();
+      events.add(event);
+    }
+    JsonNode launched = events.stream()
+        .filter(e -> e.path("formattedMessage").asText().contains("started agent 'test-agent'")).findFirst().orElseThrow();
+    assertThat(launched.path("mdc").path("SessionId").asText()).isEqualTo("s-1");
+    assertThat(launched.path("mdc").path("WorkflowId").asText()).isEqualTo("resume-session-s-1");
+    assertThat(launched.path("mdc").path("RunId").asText()).hasSize(36);
+    assertThat(launched.path("mdc").path("ActivityType").asText()).isEqualTo("LaunchAgent");
+    List<JsonNode> notFound = events.stream()
+        .filter(e -> e.path("formattedMessage").asText().contains("SESSION_NOT_FOUND")).toList();
+    assertThat(notFound).hasSize(1);
+    assertThat(notFound.get(0).path("mdc").path("SessionId").asText()).isEqualTo("s-missing");
+    assertThat(notFound.get(0).path("throwable").isNull()).isTrue();
   }
 
   @Test

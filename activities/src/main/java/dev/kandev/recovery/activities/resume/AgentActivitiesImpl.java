@@ -33,6 +33,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.MDC;
 
 /**
  * The launch step: mints the lease tokens (the only place a secret exists), hands them to the
@@ -70,7 +71,18 @@ public final class AgentActivitiesImpl implements AgentActivities {
     LaunchRequest request = new LaunchRequest(
         sessionId, session.agentId(), Path.of(session.workspacePath().isEmpty() ? "." : session.workspacePath()),
         env, Fence.of(fencingToken));
-    CompletableFuture<LaunchResult> launch = CompletableFuture.supplyAsync(() -> host.launch(request));
+    // The launch's log lines carry the activity's MDC (workflow, run, session, activity type).
+    Map<String, String> mdc = MDC.getCopyOfContextMap();
+    CompletableFuture<LaunchResult> launch = CompletableFuture.supplyAsync(() -> {
+      if (mdc != null) {
+        MDC.setContextMap(mdc);
+      }
+      try {
+        return host.launch(request);
+      } finally {
+        MDC.clear();
+      }
+    });
     ActivityExecutionContext activity = Activity.getExecutionContext();
     try {
       LaunchResult result = awaitHeartbeating(launch, activity);
