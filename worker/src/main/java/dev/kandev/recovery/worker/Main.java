@@ -14,7 +14,12 @@ public final class Main implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   public static void main(String[] args) {
-    System.exit(new CommandLine(new Main()).execute(args));
+    System.exit(commandLine().execute(args));
+  }
+
+  /** The command line with the error handling every command shares ({@link CliErrors}, {@link ExitCodes}). */
+  static CommandLine commandLine() {
+    return new CommandLine(new Main()).setExecutionExceptionHandler(new CliErrors());
   }
 
   @Override

@@ -1,5 +1,6 @@
 package dev.kandev.recovery.worker;
 
+import dev.kandev.recovery.workflows.RecoveryIds;
 import dev.kandev.recovery.workflows.client.ResumeClient;
 import dev.kandev.recovery.workflows.client.ResumeConflictException;
 import dev.kandev.recovery.workflows.client.ResumeFailedException;
@@ -17,15 +18,23 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
 /** {@code resume SESSION [--fresh]}: starts (or attaches to) the session's resume and follows it. */
 @Command(
     name = "resume",
     mixinStandardHelpOptions = true,
-    description = "Resume a task session in its agent's own conversation (or --fresh: start a new one).")
+    description = "Resume a task session in its agent's own conversation (or --fresh: start a new one).",
+    footer = {"", "Environment: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, KANDEV_TASK_QUEUE.",
+        "Exit codes: 0 resumed, 1 the resume failed, 2 usage, 3 refused (a resume of the other mode runs),",
+        "4 unexpected error, 5 Temporal unreachable."})
 final class ResumeCommand implements Callable<Integer> {
+  @Spec CommandSpec spec;
+
   @Parameters(paramLabel = "SESSION", description = "The task session id.")
   String sessionId;
 
@@ -43,6 +52,10 @@ final class ResumeCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    // The client would refuse it too, but only after connecting: a bad id is a usage error.
+    RecoveryIds.problem("SESSION", sessionId).ifPresent(problem -> {
+      throw new ParameterException(spec.commandLine(), problem);
+    });
     Settings settings = Settings.fromEnvironment();
     try (TemporalConnection temporal = TemporalConnection.open(settings)) {
       ResumeRequest request =
@@ -59,7 +72,7 @@ final class ResumeCommand implements Callable<Integer> {
       handle = client.start(request);
     } catch (ResumeConflictException e) {
       out.println("refused: " + e.getMessage());
-      return 3;
+      return ExitCodes.REFUSED;
     }
     out.printf("%s %s (run %s)%n", request.mode() == ResumeMode.START_FRESH ? "starting fresh" : "resuming",
         handle.workflowId(), handle.runId());
@@ -78,7 +91,7 @@ final class ResumeCommand implements Callable<Integer> {
         printNewLines(handle, out, printed);
         out.printf("outcome: %s — session %s is %s, provider session %s (%s)%n", done.outcome(), done.sessionId(),
             done.finalState(), done.providerSessionId(), done.loaded() ? "loaded" : "newly created");
-        return 0;
+        return ExitCodes.OK;
       } catch (TimeoutException e) {
         // still running: poll the progress again
       } catch (ExecutionException e) {
@@ -91,10 +104,10 @@ final class ResumeCommand implements Callable<Integer> {
             out.println("  " + f.message());
           }
           out.println("  recovery actions: " + (f.recoveryActions().isEmpty() ? "none" : f.recoveryActions()));
-          return 1;
+          return ExitCodes.FAILED;
         }
         out.println("outcome: ERROR — " + e.getCause().getMessage());
-        return 2;
+        return ExitCodes.ERROR;
       }
     }
   }

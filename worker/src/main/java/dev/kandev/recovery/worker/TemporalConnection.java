@@ -1,10 +1,21 @@
 package dev.kandev.recovery.worker;
 
 import dev.kandev.recovery.workflows.client.RecoveryDataConverter;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.temporal.api.workflowservice.v1.DescribeNamespaceRequest;
+import io.temporal.api.workflowservice.v1.GetSystemInfoRequest;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowClientOptions;
 import io.temporal.serviceclient.WorkflowServiceStubs;
 import io.temporal.serviceclient.WorkflowServiceStubsOptions;
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.UnknownHostException;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 
 /**
  * A client connection to the Temporal server of the settings. Its identity is the worker instance,
@@ -12,6 +23,16 @@ import io.temporal.serviceclient.WorkflowServiceStubsOptions;
  * data converter (also the worker's) is the contract's {@link RecoveryDataConverter}.
  */
 final class TemporalConnection implements AutoCloseable {
+  /** A refused connection is retried this long (a server that is just starting), then it is unreachable. */
+  private static final Duration REFUSED_FOR = Duration.ofSeconds(1);
+  /**
+   * A server that accepted the connection but answers slowly — a busy machine, many CLI processes
+   * starting at once — is waited for this long. The SDK's own first call (server capabilities) gets
+   * as long: its default, 5 s, failed 13 of 20 simultaneous resume commands with DEADLINE_EXCEEDED.
+   */
+  private static final Duration SLOW_FOR = Duration.ofSeconds(60);
+  private static final Duration ATTEMPT = Duration.ofSeconds(5);
+
   final WorkflowServiceStubs service;
   final WorkflowClient client;
 
@@ -26,12 +47,121 @@ final class TemporalConnection implements AutoCloseable {
 
   static TemporalConnection open(String target, String namespace, String identity) {
     return new TemporalConnection(
-        WorkflowServiceStubs.newServiceStubs(WorkflowServiceStubsOptions.newBuilder().setTarget(target).build()),
+        WorkflowServiceStubs.newServiceStubs(
+            WorkflowServiceStubsOptions.newBuilder().setTarget(target).setSystemInfoTimeout(SLOW_FOR).build()),
         namespace, identity);
   }
 
+  /**
+   * The connection of the settings, once the server answered and has the namespace; else a {@link
+   * TemporalUnreachableException} within a few seconds that says what to start or set.
+   */
   static TemporalConnection open(Settings settings) {
-    return open(settings.temporalAddress(), settings.temporalNamespace(), settings.workerInstance());
+    acceptsConnections(settings.temporalAddress());
+    TemporalConnection connection = open(settings.temporalAddress(), settings.temporalNamespace(), settings.workerInstance());
+    try {
+      connection.await(settings.temporalAddress(), settings.temporalNamespace());
+      return connection;
+    } catch (RuntimeException e) {
+      connection.close();
+      throw e;
+    }
+  }
+
+  private void await(String address, String namespace) {
+    long start = System.nanoTime();
+    while (true) {
+      try {
+        service.blockingStub().withDeadlineAfter(ATTEMPT.toMillis(), TimeUnit.MILLISECONDS)
+            .getSystemInfo(GetSystemInfoRequest.getDefaultInstance());
+        break;
+      } catch (StatusRuntimeException e) {
+        Duration waited = Duration.ofNanos(System.nanoTime() - start);
+        Status.Code code = e.getStatus().getCode();
+        boolean retry = code == Status.Code.UNAVAILABLE ? waited.compareTo(REFUSED_FOR) < 0
+            : code == Status.Code.DEADLINE_EXCEEDED && waited.compareTo(SLOW_FOR) < 0;
+        if (!retry) {
+          throw unreachable(address, reason(e));
+        }
+        pause();
+      }
+    }
+    try {
+      service.blockingStub().withDeadlineAfter(SLOW_FOR.toMillis(), TimeUnit.MILLISECONDS)
+          .describeNamespace(DescribeNamespaceRequest.newBuilder().setNamespace(namespace).build());
+    } catch (StatusRuntimeException e) {
+      if (e.getStatus().getCode() == Status.Code.NOT_FOUND) {
+        throw new TemporalUnreachableException("the Temporal server at " + address + " has no namespace '" + namespace
+            + "'. Create it (temporal operator namespace create --namespace " + namespace + " --address " + address
+            + ") or set TEMPORAL_NAMESPACE");
+      }
+      throw new TemporalUnreachableException("cannot use namespace '" + namespace + "' on the Temporal server at "
+          + address + ": " + reason(e));
+    }
+  }
+
+  /**
+   * A plain TCP connect first: a refused or unknown address fails here in a moment, where gRPC would
+   * go through its reconnect backoff; a server that is just starting gets {@link #REFUSED_FOR}.
+   */
+  private static void acceptsConnections(String address) {
+    int colon = address.lastIndexOf(':');
+    String host = colon < 0 ? address : address.substring(0, colon);
+    int port;
+    try {
+      port = Integer.parseInt(address.substring(colon + 1));
+    } catch (RuntimeException e) {
+      throw new TemporalUnreachableException("TEMPORAL_ADDRESS '" + address + "' must be host:port");
+    }
+    long start = System.nanoTime();
+    while (true) {
+      try (Socket socket = new Socket()) {
+        socket.connect(new InetSocketAddress(host, port), (int) ATTEMPT.toMillis());
+        return;
+      } catch (IOException e) {
+        boolean refused = e instanceof ConnectException;
+        if (!refused || Duration.ofNanos(System.nanoTime() - start).compareTo(REFUSED_FOR) >= 0) {
+          String why = refused ? "Connection refused"
+              : e instanceof UnknownHostException ? "unknown host " + host : String.valueOf(e.getMessage());
+          throw unreachable(address, why);
+        }
+        pause();
+      }
+    }
+  }
+
+  private static TemporalUnreachableException unreachable(String address, String why) {
+    return new TemporalUnreachableException("cannot reach Temporal at " + address + ": " + why
+        + ". Start a Temporal server there (temporal server start-dev --port " + port(address)
+        + ", or kandev-recovery dev), or set TEMPORAL_ADDRESS to one");
+  }
+
+  /** The root cause's message (e.g. "Connection refused"), else the status. */
+  private static String reason(StatusRuntimeException e) {
+    Throwable root = e;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    if (root != e && root.getMessage() != null) {
+      // netty's native transport says "finishConnect(..) failed: Connection refused"
+      return root.getMessage().contains("Connection refused") ? "Connection refused" : root.getMessage();
+    }
+    String description = e.getStatus().getDescription();
+    return e.getStatus().getCode() + (description == null ? "" : " (" + description + ")");
+  }
+
+  private static String port(String address) {
+    int colon = address.lastIndexOf(':');
+    return colon < 0 ? "7233" : address.substring(colon + 1);
+  }
+
+  private static void pause() {
+    try {
+      Thread.sleep(200);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new TemporalUnreachableException("interrupted while connecting to Temporal");
+    }
   }
 
   @Override

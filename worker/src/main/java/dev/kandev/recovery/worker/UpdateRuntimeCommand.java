@@ -1,5 +1,6 @@
 package dev.kandev.recovery.worker;
 
+import dev.kandev.recovery.workflows.RecoveryIds;
 import dev.kandev.recovery.workflows.client.InvalidRequestException;
 import dev.kandev.recovery.workflows.client.RuntimeUpdateClient;
 import dev.kandev.recovery.workflows.runtime.RuntimeUpdateResult;
@@ -8,8 +9,11 @@ import java.io.PrintStream;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
 /**
  * Starts (or attaches to) the runtime update of one built-in agent, prints its progress lines as
@@ -19,8 +23,12 @@ import picocli.CommandLine.Parameters;
 @Command(
     name = "update-runtime",
     mixinStandardHelpOptions = true,
-    description = "Update the managed npm runtime of a built-in agent (RuntimeUpdateWorkflow) and show its progress.")
+    description = "Update the managed npm runtime of a built-in agent (RuntimeUpdateWorkflow) and show its progress.",
+    footer = {"", "Environment: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, KANDEV_TASK_QUEUE.",
+        "Exit codes: 0 updated, 1 the update failed, 2 usage, 4 unexpected error, 5 Temporal unreachable."})
 final class UpdateRuntimeCommand implements Callable<Integer> {
+  @Spec CommandSpec spec;
+
   @Parameters(index = "0", paramLabel = "AGENT", description = "Built-in agent id, e.g. opencode-acp.")
   String agentId;
 
@@ -33,6 +41,9 @@ final class UpdateRuntimeCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    RecoveryIds.problem("AGENT", agentId).ifPresent(problem -> {
+      throw new ParameterException(spec.commandLine(), problem);
+    });
     Settings settings = Settings.fromEnvironment();
     try (TemporalConnection temporal = TemporalConnection.open(settings)) {
       String who = requestedBy != null ? requestedBy : "cli:" + System.getProperty("user.name", "unknown");

@@ -8,7 +8,16 @@ import picocli.CommandLine.Command;
 @Command(
     name = "worker",
     mixinStandardHelpOptions = true,
-    description = "Run the worker against the Temporal server at TEMPORAL_ADDRESS.")
+    description = "Run the worker against the Temporal server at TEMPORAL_ADDRESS.",
+    footer = {"", "Environment (README \"Configuration\"): TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, KANDEV_TASK_QUEUE,",
+        "KANDEV_DB_URL, KANDEV_DB_USER, KANDEV_DB_PASSWORD, KANDEV_DB_SCHEMA, KANDEV_DB_POOL_SIZE, KANDEV_HOST,",
+        "KANDEV_WORKER_INSTANCE, KANDEV_STATE_DIR, KANDEV_REGISTER_SEARCH_ATTRIBUTES, KANDEV_AGENTS_FILE,",
+        "KANDEV_AGENT_PERMISSION_POLICY, KANDEV_ACP_*_TIMEOUT_SECONDS, KANDEV_RESUME_LOCK_TTL_MINUTES,",
+        "KANDEV_AGENT_REAP_INTERVAL_SECONDS, KANDEV_CREDENTIAL_BROKER_PORT, KANDEV_GITHUB_APP_ID,",
+        "KANDEV_GITHUB_APP_PRIVATE_KEY(_FILE), KANDEV_GITHUB_API_BASE, KANDEV_GITHUB_API_TIMEOUT_SECONDS,",
+        "KANDEV_NPM, KANDEV_NPX, KANDEV_NPM_CACHE, KANDEV_NPM_REGISTRY, KANDEV_NPM_UPDATE_TIMEOUT,",
+        "KANDEV_NPM_PROBE_TIMEOUT, KANDEV_LOG_LEVEL, KANDEV_LOG_FORMAT.",
+        "Exit codes: 0 stopped, 2 bad settings, 4 unexpected error, 5 Temporal unreachable, 6 PostgreSQL unreachable."})
 final class WorkerCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
