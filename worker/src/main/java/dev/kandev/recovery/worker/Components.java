@@ -22,6 +22,7 @@ import dev.kandev.recovery.activities.store.RuntimeJobStore;
 import dev.kandev.recovery.activities.store.SessionIdentityStore;
 import dev.kandev.recovery.activities.store.SessionStore;
 import dev.kandev.recovery.activities.store.TaskStore;
+import dev.kandev.recovery.worker.observability.RecoveryMetrics;
 import dev.kandev.recovery.workflows.resume.LaunchHeartbeat;
 import dev.kandev.recovery.workflows.resume.ResumeSessionWorkflowImpl;
 import dev.kandev.recovery.workflows.runtime.BuiltInAgents;
@@ -61,11 +62,21 @@ public final class Components implements AutoCloseable {
     this(settings, database, BuiltInAgents.KANDEV, null);
   }
 
+  /** The production parts, counting what they do in {@code metrics}. */
+  public Components(Settings settings, Database database, RecoveryMetrics metrics) {
+    this(settings, database, BuiltInAgents.KANDEV, null, metrics);
+  }
+
   /**
    * With another agent catalogue (tests add the packaged ACP test agent) and, if not null, these
    * agent profiles instead of the ones derived from the catalogue and KANDEV_AGENTS_FILE.
    */
   public Components(Settings settings, Database database, BuiltInAgents builtInAgents, AgentProfiles agentProfiles) {
+    this(settings, database, builtInAgents, agentProfiles, RecoveryMetrics.none());
+  }
+
+  private Components(Settings settings, Database database, BuiltInAgents builtInAgents, AgentProfiles agentProfiles,
+      RecoveryMetrics metrics) {
     this.settings = settings;
     this.database = database;
     var dataSource = database.dataSource();
@@ -84,7 +95,9 @@ public final class Components implements AutoCloseable {
         settings.workerInstance(), settings.permissionPolicy());
     this.executors = new ExecutorsRunningStore(dataSource);
     UnownedAgentReaper reaper = new UnownedAgentReaper(agentHost, sessions, executors);
-    this.reaping = Periodic.every(settings.agentReapInterval(), "unowned-agent-reaper", reaper::reapOnce);
+    this.reaping = Periodic.every(settings.agentReapInterval(), "unowned-agent-reaper",
+        () -> metrics.agentsReaped(reaper.reapOnce()));
+    metrics.agentsRunning(() -> agentHost.runningExecutions().size());
   }
 
   /** Registers the workflow implementations and activity implementations on {@code worker}. */

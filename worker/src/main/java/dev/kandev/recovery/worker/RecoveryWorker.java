@@ -35,6 +35,11 @@ public final class RecoveryWorker implements AutoCloseable {
     return WorkerOptions.newBuilder().setMaxHeartbeatThrottleInterval(LaunchHeartbeat.SEND_EVERY).build();
   }
 
+  /** The worker polls its task queue: started and not shut down. */
+  public boolean isPolling() {
+    return factory.isStarted() && !factory.isShutdown() && !factory.isTerminated();
+  }
+
   @Override
   public void close() {
     factory.shutdown();

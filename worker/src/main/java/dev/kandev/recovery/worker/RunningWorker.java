@@ -3,6 +3,10 @@ package dev.kandev.recovery.worker;
 import dev.kandev.recovery.activities.store.Database;
 import dev.kandev.recovery.activities.store.ExecutorsRunningStore;
 import dev.kandev.recovery.activities.store.WorkerPresenceStore;
+import dev.kandev.recovery.worker.observability.HealthServer;
+import dev.kandev.recovery.worker.observability.Observability;
+import dev.kandev.recovery.worker.observability.Readiness;
+import dev.kandev.recovery.worker.observability.RecoveryMetrics;
 import dev.kandev.recovery.workflows.client.ResumeClient;
 import io.temporal.client.WorkflowClient;
 import java.nio.file.Path;
@@ -24,33 +28,59 @@ final class RunningWorker {
   /** Serves until {@code stop} fires ({@code command}: {@code dev} or {@code worker}, whose predecessor it looks for); returns once its agents are stopped and recorded and the worker has stopped. */
   static void serve(Settings settings, Database database, WorkflowClient client, StopSignal stop, String command)
       throws InterruptedException {
+    try (Observability observability = Observability.create()) {
+      serve(settings, database, client, stop, command, observability);
+    }
+  }
+
+  /** The same, counting in {@code observability} (whose SDK scope the client's connection reports to). */
+  static void serve(Settings settings, Database database, WorkflowClient client, StopSignal stop, String command,
+      Observability observability) throws InterruptedException {
+    RecoveryMetrics metrics = observability.metrics();
     WorkerPresenceStore presence = new WorkerPresenceStore(database.dataSource());
     presence.beat(settings.workerInstance(), settings.host());
     takeOverFromPredecessor(settings, presence, command);
     ResumeClient resumes = new ResumeClient(client, settings.taskQueue());
     try (Periodic beating = Periodic.every(WorkerPresenceStore.BEAT_EVERY, "worker-presence",
             () -> presence.beat(settings.workerInstance(), settings.host()));
-        Components components = new Components(settings, database);
-        RecoveryWorker worker = RecoveryWorker.start(client, settings.taskQueue(), components)) {
+        Components components = new Components(settings, database, metrics);
+        RecoveryWorker worker = RecoveryWorker.start(client, settings.taskQueue(), components);
+        HealthServer http = serveHttp(settings, database, client, worker, observability)) {
       System.out.printf("Credentials  %s (git credential redemption, loopback)%n", components.redemption.url());
       System.out.printf("Agents       %s%n", components.agentProfiles.ids());
       StaleStartingRecovery stale = new StaleStartingRecovery(components.sessions, components.locks, resumes);
-      List<String> restored = stale.restoreStaleSessions();
+      List<String> restored = metrics.staleStartingRestored(stale.restoreStaleSessions());
       System.out.printf("Stale        %d session(s) left STARTING by an ended resume, restored: %s%n", restored.size(), restored);
       RestartRecovery lost = new RestartRecovery(new ExecutorsRunningStore(database.dataSource()), resumes,
           settings.host(), settings.workerInstance());
-      List<String> resumed = lost.resumeLostSessions();
+      List<String> resumed = metrics.restartRecovered(lost.resumeLostSessions());
       System.out.printf("Recovery     %d session(s) whose agent was lost on %s: %s; looks again every %d s (a worker"
           + " that stops beating counts as gone %d s after its last beat)%n", resumed.size(), settings.host(), resumed,
           LOST_AGENTS_CHECK.toSeconds(), WorkerPresenceStore.GONE_AFTER.toSeconds());
-      try (Periodic staleCheck = Periodic.every(STALE_STARTING_CHECK, "stale-starting-recovery", stale::restoreStaleSessions);
-          Periodic lostCheck = Periodic.every(LOST_AGENTS_CHECK, "lost-agent-recovery", lost::resumeLostSessions)) {
+      try (Periodic staleCheck = Periodic.every(STALE_STARTING_CHECK, "stale-starting-recovery",
+              () -> metrics.staleStartingRestored(stale.restoreStaleSessions()));
+          Periodic lostCheck = Periodic.every(LOST_AGENTS_CHECK, "lost-agent-recovery",
+              () -> metrics.restartRecovered(lost.resumeLostSessions()))) {
         System.out.println("Ready. Press Ctrl-C to stop.");
         stop.await();
       }
     } finally {
       leave(presence, settings.workerInstance());
     }
+  }
+
+  /** The HTTP endpoint of KANDEV_HTTP_PORT; null if it is not set. */
+  private static HealthServer serveHttp(Settings settings, Database database, WorkflowClient client,
+      RecoveryWorker worker, Observability observability) {
+    if (settings.httpPort().isEmpty()) {
+      return null;
+    }
+    Readiness readiness = new Readiness(database.dataSource(), settings.database().url(),
+        client.getWorkflowServiceStubs(), settings.temporalAddress());
+    HealthServer server = HealthServer.start(settings.httpPort().getAsInt(), observability, worker::isPolling,
+        readiness::problems);
+    System.out.printf("HTTP         http://0.0.0.0:%d/metrics, /healthz, /readyz%n", server.port());
+    return server;
   }
 
   /**

@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.UUID;
 
 /**
@@ -31,6 +32,8 @@ import java.util.UUID;
  *     the Temporal dev server's database file and log
  * @param launchHeartbeatTimeout how long a launch may go without a heartbeat before the server fails
  *     it (see {@link LaunchHeartbeat}); applies to the resumes whose workflow tasks this worker runs
+ * @param httpPort port of the worker's HTTP endpoint ({@code /metrics}, {@code /healthz}, {@code
+ *     /readyz}); empty: none
  */
 public record Settings(
     DatabaseSettings database,
@@ -49,7 +52,8 @@ public record Settings(
     Duration resumeLockTtl,
     Duration agentReapInterval,
     Path stateDir,
-    Duration launchHeartbeatTimeout) {
+    Duration launchHeartbeatTimeout,
+    OptionalInt httpPort) {
 
   public static Settings fromEnvironment(Map<String, String> env) {
     requireKnownLogFormat(env);
@@ -81,7 +85,8 @@ public record Settings(
         Duration.ofMinutes(integer(env, "KANDEV_RESUME_LOCK_TTL_MINUTES", 15)),
         positiveSeconds(env, "KANDEV_AGENT_REAP_INTERVAL_SECONDS", 30),
         stateDir(env),
-        launchHeartbeatTimeout(env));
+        launchHeartbeatTimeout(env),
+        port(env, "KANDEV_HTTP_PORT"));
   }
 
   public static Settings fromEnvironment() {
@@ -92,7 +97,7 @@ public record Settings(
   public Settings withNpm(NpmSettings other) {
     return new Settings(database, temporalAddress, temporalNamespace, taskQueue, host, workerInstance,
         registerSearchAttributes, other, agentsFile, acpTimeouts, permissionPolicy, gitHubApp, credentialBrokerPort,
-        resumeLockTtl, agentReapInterval, stateDir, launchHeartbeatTimeout);
+        resumeLockTtl, agentReapInterval, stateDir, launchHeartbeatTimeout, httpPort);
   }
 
   /** Where the process of {@code command} ({@code dev}, {@code worker}) records itself for its successor. */
@@ -126,6 +131,19 @@ public record Settings(
     if (!format.equals("text") && !format.equals("json")) {
       throw new IllegalArgumentException("KANDEV_LOG_FORMAT must be text or json, got '" + format + "'");
     }
+  }
+
+  /** A TCP port (0: any free one), or empty when the variable is unset. */
+  private static OptionalInt port(Map<String, String> env, String name) {
+    String value = env.get(name);
+    if (value == null || value.isBlank()) {
+      return OptionalInt.empty();
+    }
+    int port = integer(env, name, 0);
+    if (port < 0 || port > 65535) {
+      throw new IllegalArgumentException(name + " must be a port (0 to 65535), got " + port);
+    }
+    return OptionalInt.of(port);
   }
 
   private static int integer(Map<String, String> env, String name, int fallback) {

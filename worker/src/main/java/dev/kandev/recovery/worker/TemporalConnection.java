@@ -1,5 +1,6 @@
 package dev.kandev.recovery.worker;
 
+import com.uber.m3.tally.Scope;
 import dev.kandev.recovery.workflows.client.RecoveryDataConverter;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
@@ -46,10 +47,17 @@ final class TemporalConnection implements AutoCloseable {
   }
 
   static TemporalConnection open(String target, String namespace, String identity) {
-    return new TemporalConnection(
-        WorkflowServiceStubs.newServiceStubs(
-            WorkflowServiceStubsOptions.newBuilder().setTarget(target).setSystemInfoTimeout(SLOW_FOR).build()),
-        namespace, identity);
+    return open(target, namespace, identity, null);
+  }
+
+  /** With the SDK's meters reported to {@code metricsScope} (null: none). */
+  private static TemporalConnection open(String target, String namespace, String identity, Scope metricsScope) {
+    WorkflowServiceStubsOptions.Builder options =
+        WorkflowServiceStubsOptions.newBuilder().setTarget(target).setSystemInfoTimeout(SLOW_FOR);
+    if (metricsScope != null) {
+      options.setMetricsScope(metricsScope);
+    }
+    return new TemporalConnection(WorkflowServiceStubs.newServiceStubs(options.build()), namespace, identity);
   }
 
   /**
@@ -57,8 +65,14 @@ final class TemporalConnection implements AutoCloseable {
    * TemporalUnreachableException} within a few seconds that says what to start or set.
    */
   static TemporalConnection open(Settings settings) {
+    return open(settings, null);
+  }
+
+  /** The same, with the SDK's meters reported to {@code metricsScope} (null: none). */
+  static TemporalConnection open(Settings settings, Scope metricsScope) {
     acceptsConnections(settings.temporalAddress());
-    TemporalConnection connection = open(settings.temporalAddress(), settings.temporalNamespace(), settings.workerInstance());
+    TemporalConnection connection =
+        open(settings.temporalAddress(), settings.temporalNamespace(), settings.workerInstance(), metricsScope);
     try {
       connection.await(settings.temporalAddress(), settings.temporalNamespace());
       return connection;

@@ -1,6 +1,7 @@
 package dev.kandev.recovery.worker;
 
 import dev.kandev.recovery.activities.store.Database;
+import dev.kandev.recovery.worker.observability.Observability;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 
@@ -16,21 +17,22 @@ import picocli.CommandLine.Command;
         "KANDEV_AGENT_REAP_INTERVAL_SECONDS, KANDEV_CREDENTIAL_BROKER_PORT, KANDEV_GITHUB_APP_ID,",
         "KANDEV_GITHUB_APP_PRIVATE_KEY(_FILE), KANDEV_GITHUB_API_BASE, KANDEV_GITHUB_API_TIMEOUT_SECONDS,",
         "KANDEV_NPM, KANDEV_NPX, KANDEV_NPM_CACHE, KANDEV_NPM_REGISTRY, KANDEV_NPM_UPDATE_TIMEOUT,",
-        "KANDEV_NPM_PROBE_TIMEOUT, KANDEV_LOG_LEVEL, KANDEV_LOG_FORMAT.",
+        "KANDEV_NPM_PROBE_TIMEOUT, KANDEV_HTTP_PORT, KANDEV_LOG_LEVEL, KANDEV_LOG_FORMAT.",
         "Exit codes: 0 stopped, 2 bad settings, 4 unexpected error, 5 Temporal unreachable, 6 PostgreSQL unreachable."})
 final class WorkerCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     Settings settings = Settings.fromEnvironment();
     try (StopSignal stop = StopSignal.install();
-        TemporalConnection temporal = TemporalConnection.open(settings)) {
+        Observability observability = Observability.create();
+        TemporalConnection temporal = TemporalConnection.open(settings, observability.sdkScope())) {
       if (settings.registerSearchAttributes()) {
         SearchAttributeRegistrar.register(temporal.service, settings.temporalNamespace());
       }
       try (Database database = Database.open(settings.database()).migrate()) {
         System.out.printf("Worker %s polling %s on %s (namespace %s)%n",
             settings.workerInstance(), settings.taskQueue(), settings.temporalAddress(), settings.temporalNamespace());
-        RunningWorker.serve(settings, database, temporal.client, stop, "worker");
+        RunningWorker.serve(settings, database, temporal.client, stop, "worker", observability);
       }
     }
     return 0;

@@ -57,4 +57,13 @@ class SettingsTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("KANDEV_LOG_FORMAT must be text or json, got 'xml'");
   }
+
+  @Test
+  void theHttpEndpointIsOffUnlessAPortIsSet() {
+    assertThat(Settings.fromEnvironment(Map.of()).httpPort()).isEmpty();
+    assertThat(Settings.fromEnvironment(Map.of("KANDEV_HTTP_PORT", "9464")).httpPort()).hasValue(9464);
+    assertThatThrownBy(() -> Settings.fromEnvironment(Map.of("KANDEV_HTTP_PORT", "70000")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("KANDEV_HTTP_PORT must be a port (0 to 65535), got 70000");
+  }
 }

@@ -86,8 +86,10 @@ public final class AgentActivitiesImpl implements AgentActivities {
     ActivityExecutionContext activity = Activity.getExecutionContext();
     try {
       LaunchResult result = awaitHeartbeating(launch, activity);
+      countLaunch(activity, result.loaded() ? "loaded" : "created");
       return new LaunchOutcome(result.providerSessionId(), result.loaded(), result.pid(), result.agentName());
     } catch (AgentLaunchException e) {
+      countLaunch(activity, e.failureClass().type());
       throw ExpectedFailures.nonRetryable(redact(e.getMessage(), tokens), e.failureClass().type());
     } catch (StaleFenceException e) {
       throw Failures.permanent(Failures.RESUME_LOCK_LOST, e.getMessage());
@@ -97,6 +99,11 @@ public final class AgentActivitiesImpl implements AgentActivities {
       host.stop(sessionId);
       throw e;
     }
+  }
+
+  /** {@code kandev_agent_launches{result}}: loaded, created, or the launch failure class. */
+  private static void countLaunch(ActivityExecutionContext activity, String result) {
+    activity.getMetricsScope().tagged(Map.of("result", result)).counter("kandev_agent_launches").inc(1);
   }
 
   /**

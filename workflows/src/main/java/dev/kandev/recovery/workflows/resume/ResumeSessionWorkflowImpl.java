@@ -50,9 +50,11 @@ public class ResumeSessionWorkflowImpl implements ResumeSessionWorkflow {
   private final List<String> lines = new ArrayList<>();
   private ResumeRequest request;
   private ResumeStep step = ResumeStep.ACQUIRE_LOCK;
+  private long startedAtMillis;
 
   @Override
   public ResumeResult resume(ResumeRequest request) {
+    this.startedAtMillis = Workflow.currentTimeMillis();
     if (request == null) {
       throw invalid("a resume needs an input with a sessionId; the payload was null or missing");
     }
@@ -103,6 +105,7 @@ public class ResumeSessionWorkflowImpl implements ResumeSessionWorkflow {
 
       ResumeOutcome outcome = launched.loaded() ? ResumeOutcome.RESUMED : ResumeOutcome.STARTED_FRESH;
       Workflow.upsertTypedSearchAttributes(OUTCOME.valueSet(outcome.name()));
+      count(outcome.name(), "none");
       note(outcome + ": provider session " + launched.providerSessionId() + ", session " + finalState);
       return new ResumeResult(sessionId, context.taskId(), outcome, finalState, launched.providerSessionId(), launched.loaded());
     } catch (ActivityFailure | CanceledFailure failure) {
@@ -117,6 +120,7 @@ public class ResumeSessionWorkflowImpl implements ResumeSessionWorkflow {
       }
       if (failure instanceof CanceledFailure) {
         Workflow.upsertTypedSearchAttributes(OUTCOME.valueSet("CANCELLED"));
+        count("CANCELLED", type);
         throw failure;
       }
       throw failed(failedStep, type, attempt, failure);
@@ -160,6 +164,7 @@ public class ResumeSessionWorkflowImpl implements ResumeSessionWorkflow {
     boolean changedNothing = attempt.context == null;
     ResumeOutcome outcome = changedNothing ? ResumeOutcome.REJECTED : ResumeOutcome.FAILED;
     Workflow.upsertTypedSearchAttributes(OUTCOME.valueSet(outcome.name()));
+    count(outcome.name(), type);
     SessionState state = attempt.restoredState != null ? attempt.restoredState
         : attempt.context != null ? attempt.context.priorState() : null;
     List<ResumeMode> actions = changedNothing ? List.of()
@@ -173,11 +178,23 @@ public class ResumeSessionWorkflowImpl implements ResumeSessionWorkflow {
     return ExpectedFailures.nonRetryableWithCause(message, type, cause, details);
   }
 
-  /** Refused before anything ran: one log line, and the failure to throw. */
-  private static ApplicationFailure invalid(String reason) {
+  /** Refused before anything ran: one log line, counted, and the failure to throw. */
+  private ApplicationFailure invalid(String reason) {
     ApplicationFailure failure = InvalidRequest.failure(reason);
     log.warn("resume rejected ({}): {}", InvalidRequest.TYPE, failure.getOriginalMessage());
+    count(ResumeOutcome.REJECTED.name(), InvalidRequest.TYPE);
     return failure;
+  }
+
+  /**
+   * {@code kandev_resumes{outcome, failure_type}} and {@code kandev_resume_duration{outcome}} (workflow
+   * time); Temporal's metrics scope emits them once, never on replay, and issues no command.
+   */
+  private void count(String outcome, String failureType) {
+    Workflow.getMetricsScope().tagged(Map.of("outcome", outcome, "failure_type", failureType))
+        .counter("kandev_resumes").inc(1);
+    Workflow.getMetricsScope().tagged(Map.of("outcome", outcome)).timer("kandev_resume_duration")
+        .record(com.uber.m3.util.Duration.ofMillis(Workflow.currentTimeMillis() - startedAtMillis));
   }
 
   private static String failureType(TemporalFailure failure) {

@@ -12,6 +12,7 @@ import io.temporal.workflow.Workflow;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.slf4j.Logger;
 
 /**
@@ -95,6 +96,7 @@ public final class RuntimeUpdateWorkflowImpl implements RuntimeUpdateWorkflow {
         outcome("failed");
       }
       log.warn("runtime update rejected ({}): {}", RuntimeFailureTypes.UNKNOWN_AGENT, error);
+      count("rejected");
       throw ExpectedFailures.nonRetryable(error, RuntimeFailureTypes.UNKNOWN_AGENT,
           new RuntimeUpdateResult(jobId, agentId, "", RuntimeUpdateStatus.FAILED, 0, false, repair, lines, error,
               RuntimeFailureTypes.UNKNOWN_AGENT, null));
@@ -117,8 +119,10 @@ public final class RuntimeUpdateWorkflowImpl implements RuntimeUpdateWorkflow {
         repaired = outcome.removed();
         repair = outcome.removed() ? RepairResult.REMOVED : RepairResult.NOTHING_TO_REMOVE;
         line(outcome.removed() ? "removed " + outcome.target() : "nothing to remove at " + outcome.target());
+        countRepair();
       } catch (ActivityFailure e) {
         repair = refused(e) ? RepairResult.REFUSED : RepairResult.FAILED;
+        countRepair();
         throw terminal(agent, request, "repair runtime execution cache: " + message(e),
             RuntimeFailureTypes.CACHE_REPAIR_FAILED, e);
       }
@@ -148,6 +152,7 @@ public final class RuntimeUpdateWorkflowImpl implements RuntimeUpdateWorkflow {
     line("succeeded");
     save(agent, request);
     outcome("succeeded");
+    count("succeeded");
     return result(agent, RuntimeUpdateStatus.SUCCEEDED, "", probe);
   }
 
@@ -181,6 +186,7 @@ public final class RuntimeUpdateWorkflowImpl implements RuntimeUpdateWorkflow {
     status = RuntimeJobStatus.FAILED;
     line("failed: " + error);
     log.warn("runtime update rejected ({}): {}", InvalidRequest.TYPE, error);
+    count("rejected");
     return failure;
   }
 
@@ -195,6 +201,7 @@ public final class RuntimeUpdateWorkflowImpl implements RuntimeUpdateWorkflow {
     line("failed: " + error);
     save(agent, request);
     outcome("failed");
+    count("failed");
     log.warn("runtime update of {} failed ({}): {}", agent.agentId(), type, error);
     return ExpectedFailures.nonRetryableAfter(
         after, error, type, result(agent, RuntimeUpdateStatus.FAILED, type, null));
@@ -213,6 +220,20 @@ public final class RuntimeUpdateWorkflowImpl implements RuntimeUpdateWorkflow {
 
   private void outcome(String value) {
     Workflow.upsertTypedSearchAttributes(RecoverySearchAttributes.OUTCOME.valueSet(value));
+  }
+
+  /** {@code kandev_runtime_repairs{result}}: what a cache repair did (REMOVED, NOTHING_TO_REMOVE, REFUSED, FAILED). */
+  private void countRepair() {
+    Workflow.getMetricsScope().tagged(Map.of("result", repair.name())).counter("kandev_runtime_repairs").inc(1);
+  }
+
+  /**
+   * {@code kandev_runtime_updates{outcome, repair}} (rejected: refused before anything ran, an
+   * unknown agent or an invalid request): emitted once, never on replay, no command.
+   */
+  private void count(String outcome) {
+    Workflow.getMetricsScope().tagged(Map.of("outcome", outcome, "repair", repair.name()))
+        .counter("kandev_runtime_updates").inc(1);
   }
 
   private static RuntimeUpdateActivities stub(Duration startToClose, String summary) {

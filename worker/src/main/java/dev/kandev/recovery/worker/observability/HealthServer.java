@@ -1,0 +1,89 @@
+package dev.kandev.recovery.worker.observability;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+
+/**
+ * The worker's HTTP endpoint ({@code KANDEV_HTTP_PORT}): {@code GET /metrics} (Prometheus text),
+ * {@code /healthz} (200 while the process runs and its worker polls), {@code /readyz} (200 when
+ * PostgreSQL and Temporal answer, else 503 naming what does not).
+ */
+public final class HealthServer implements AutoCloseable {
+  private final HttpServer server;
+  private final ExecutorService executor;
+
+  private HealthServer(HttpServer server, ExecutorService executor) {
+    this.server = server;
+    this.executor = executor;
+  }
+
+  /**
+   * @param polling whether the worker polls its task queue
+   * @param unready what is not reachable now (empty: ready)
+   */
+  public static HealthServer start(int port, Observability observability, BooleanSupplier polling,
+      Supplier<List<String>> unready) {
+    try {
+      HttpServer server = HttpServer.create(new InetSocketAddress(port), 0);
+      ExecutorService executor = Executors.newFixedThreadPool(2, r -> {
+        Thread thread = new Thread(r, "health-http");
+        thread.setDaemon(true);
+        return thread;
+      });
+      server.setExecutor(executor);
+      server.createContext("/metrics", exchange ->
+          respond(exchange, 200, "text/plain; version=0.0.4; charset=utf-8", observability.scrape()));
+      server.createContext("/healthz", exchange -> {
+        boolean ok = polling.getAsBoolean();
+        respond(exchange, ok ? 200 : 503, "text/plain; charset=utf-8", ok ? "ok\n" : "the worker does not poll\n");
+      });
+      server.createContext("/readyz", exchange -> {
+        List<String> problems = unready.get();
+        respond(exchange, problems.isEmpty() ? 200 : 503, "text/plain; charset=utf-8",
+            problems.isEmpty() ? "ready\n" : String.join("\n", problems) + "\n");
+      });
+      server.start();
+      return new HealthServer(server, executor);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot serve KANDEV_HTTP_PORT " + port + ": " + e.getMessage(), e);
+    }
+  }
+
+  public int port() {
+    return server.getAddress().getPort();
+  }
+
+  private static void respond(HttpExchange exchange, int status, String type, String body) throws IOException {
+    try (exchange) {
+      if (!exchange.getRequestMethod().equals("GET") && !exchange.getRequestMethod().equals("HEAD")) {
+        exchange.sendResponseHeaders(405, -1);
+        return;
+      }
+      byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+      exchange.getResponseHeaders().set("Content-Type", type);
+      boolean head = exchange.getRequestMethod().equals("HEAD");
+      exchange.sendResponseHeaders(status, head ? -1 : bytes.length);
+      if (!head) {
+        try (OutputStream out = exchange.getResponseBody()) {
+          out.write(bytes);
+        }
+      }
+    }
+  }
+
+  @Override
+  public void close() {
+    server.stop(0);
+    executor.shutdownNow();
+  }
+}
