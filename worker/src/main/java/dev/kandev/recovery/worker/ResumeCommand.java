@@ -29,7 +29,8 @@ import picocli.CommandLine.Spec;
     name = "resume",
     mixinStandardHelpOptions = true,
     description = "Resume a task session in its agent's own conversation (or --fresh: start a new one).",
-    footer = {"", "Environment: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, KANDEV_TASK_QUEUE.",
+    footer = {"", "Environment: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TEMPORAL_TLS, TEMPORAL_TLS_*,",
+        "TEMPORAL_PROFILE, TEMPORAL_CONFIG_FILE, KANDEV_TASK_QUEUE.",
         "Exit codes: 0 resumed, 1 the resume failed, 2 usage, 3 refused (a resume of the other mode runs),",
         "4 unexpected error, 5 Temporal unreachable."})
 final class ResumeCommand implements Callable<Integer> {

@@ -18,7 +18,8 @@ import picocli.CommandLine.Option;
     name = "resumes",
     mixinStandardHelpOptions = true,
     description = {"List resumes, newest first, from Temporal's visibility store (a query on the search attributes).",
-        "Environment: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, KANDEV_TASK_QUEUE."})
+        "Environment: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TEMPORAL_TLS, TEMPORAL_TLS_*,",
+        "TEMPORAL_PROFILE, TEMPORAL_CONFIG_FILE, KANDEV_TASK_QUEUE."})
 final class ResumesCommand implements Callable<Integer> {
   private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss").withZone(ZoneId.systemDefault());
 

@@ -32,6 +32,8 @@ import java.util.UUID;
  *     the Temporal dev server's database file and log
  * @param launchHeartbeatTimeout how long a launch may go without a heartbeat before the server fails
  *     it (see {@link LaunchHeartbeat}); applies to the resumes whose workflow tasks this worker runs
+ * @param temporalClient how to reach Temporal (address, namespace, API key, TLS) as Temporal's own
+ *     client configuration says; {@link #temporalAddress} and {@link #temporalNamespace} are its
  * @param httpPort port of the worker's HTTP endpoint ({@code /metrics}, {@code /healthz}, {@code
  *     /readyz}); empty: none
  */
@@ -53,7 +55,8 @@ public record Settings(
     Duration agentReapInterval,
     Path stateDir,
     Duration launchHeartbeatTimeout,
-    OptionalInt httpPort) {
+    OptionalInt httpPort,
+    TemporalClientConfig temporalClient) {
 
   public static Settings fromEnvironment(Map<String, String> env) {
     requireKnownLogFormat(env);
@@ -63,6 +66,7 @@ public record Settings(
         .withSessionNew(seconds(env, "KANDEV_ACP_SESSION_NEW_TIMEOUT_SECONDS", 120))
         .withTurn(seconds(env, "KANDEV_ACP_TURN_TIMEOUT_SECONDS", 1800));
     String agentsFile = env.getOrDefault("KANDEV_AGENTS_FILE", "");
+    TemporalClientConfig temporalClient = TemporalClientConfig.load(env);
     return new Settings(
         new DatabaseSettings(
             env.getOrDefault("KANDEV_DB_URL", "jdbc:postgresql://127.0.0.1:5432/postgres"),
@@ -70,8 +74,8 @@ public record Settings(
             env.getOrDefault("KANDEV_DB_PASSWORD", ""),
             env.getOrDefault("KANDEV_DB_SCHEMA", "kandev_recovery"),
             integer(env, "KANDEV_DB_POOL_SIZE", 10)),
-        env.getOrDefault("TEMPORAL_ADDRESS", "127.0.0.1:7233"),
-        env.getOrDefault("TEMPORAL_NAMESPACE", "default"),
+        temporalClient.address(),
+        temporalClient.namespace(),
         env.getOrDefault("KANDEV_TASK_QUEUE", RecoveryTaskQueue.DEFAULT),
         env.getOrDefault("KANDEV_HOST", localHostName()),
         env.getOrDefault("KANDEV_WORKER_INSTANCE", newWorkerInstance()),
@@ -86,7 +90,8 @@ public record Settings(
         positiveSeconds(env, "KANDEV_AGENT_REAP_INTERVAL_SECONDS", 30),
         stateDir(env),
         launchHeartbeatTimeout(env),
-        port(env, "KANDEV_HTTP_PORT"));
+        port(env, "KANDEV_HTTP_PORT"),
+        temporalClient);
   }
 
   public static Settings fromEnvironment() {
@@ -97,7 +102,7 @@ public record Settings(
   public Settings withNpm(NpmSettings other) {
     return new Settings(database, temporalAddress, temporalNamespace, taskQueue, host, workerInstance,
         registerSearchAttributes, other, agentsFile, acpTimeouts, permissionPolicy, gitHubApp, credentialBrokerPort,
-        resumeLockTtl, agentReapInterval, stateDir, launchHeartbeatTimeout, httpPort);
+        resumeLockTtl, agentReapInterval, stateDir, launchHeartbeatTimeout, httpPort, temporalClient);
   }
 
   /** Where the process of {@code command} ({@code dev}, {@code worker}) records itself for its successor. */

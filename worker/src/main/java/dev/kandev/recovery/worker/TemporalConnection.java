@@ -46,14 +46,15 @@ final class TemporalConnection implements AutoCloseable {
         .build());
   }
 
+  /** A plaintext connection to {@code target}. */
   static TemporalConnection open(String target, String namespace, String identity) {
-    return open(target, namespace, identity, null);
+    return open(WorkflowServiceStubsOptions.newBuilder().setTarget(target), namespace, identity, null);
   }
 
   /** With the SDK's meters reported to {@code metricsScope} (null: none). */
-  private static TemporalConnection open(String target, String namespace, String identity, Scope metricsScope) {
-    WorkflowServiceStubsOptions.Builder options =
-        WorkflowServiceStubsOptions.newBuilder().setTarget(target).setSystemInfoTimeout(SLOW_FOR);
+  private static TemporalConnection open(
+      WorkflowServiceStubsOptions.Builder options, String namespace, String identity, Scope metricsScope) {
+    options.setSystemInfoTimeout(SLOW_FOR);
     if (metricsScope != null) {
       options.setMetricsScope(metricsScope);
     }
@@ -71,10 +72,10 @@ final class TemporalConnection implements AutoCloseable {
   /** The same, with the SDK's meters reported to {@code metricsScope} (null: none). */
   static TemporalConnection open(Settings settings, Scope metricsScope) {
     acceptsConnections(settings.temporalAddress());
-    TemporalConnection connection =
-        open(settings.temporalAddress(), settings.temporalNamespace(), settings.workerInstance(), metricsScope);
+    TemporalConnection connection = open(settings.temporalClient().stubsOptions(), settings.temporalNamespace(),
+        settings.workerInstance(), metricsScope);
     try {
-      connection.await(settings.temporalAddress(), settings.temporalNamespace());
+      connection.await(settings.temporalAddress(), settings.temporalNamespace(), settings.temporalClient().tls());
       return connection;
     } catch (RuntimeException e) {
       connection.close();
@@ -82,7 +83,7 @@ final class TemporalConnection implements AutoCloseable {
     }
   }
 
-  private void await(String address, String namespace) {
+  private void await(String address, String namespace, boolean tls) {
     long start = System.nanoTime();
     while (true) {
       try {
@@ -95,7 +96,8 @@ final class TemporalConnection implements AutoCloseable {
         boolean retry = code == Status.Code.UNAVAILABLE ? waited.compareTo(REFUSED_FOR) < 0
             : code == Status.Code.DEADLINE_EXCEEDED && waited.compareTo(SLOW_FOR) < 0;
         if (!retry) {
-          throw unreachable(address, reason(e));
+          throw new TemporalUnreachableException("cannot reach Temporal at " + address + ": " + reason(e) + ". "
+              + hint(code, tls, address));
         }
         pause();
       }
@@ -110,7 +112,7 @@ final class TemporalConnection implements AutoCloseable {
             + ") or set TEMPORAL_NAMESPACE");
       }
       throw new TemporalUnreachableException("cannot use namespace '" + namespace + "' on the Temporal server at "
-          + address + ": " + reason(e));
+          + address + ": " + reason(e) + ". " + hint(e.getStatus().getCode(), tls, address));
     }
   }
 
@@ -145,9 +147,26 @@ final class TemporalConnection implements AutoCloseable {
   }
 
   private static TemporalUnreachableException unreachable(String address, String why) {
-    return new TemporalUnreachableException("cannot reach Temporal at " + address + ": " + why
-        + ". Start a Temporal server there (temporal server start-dev --port " + port(address)
-        + ", or kandev-recovery dev), or set TEMPORAL_ADDRESS to one");
+    return new TemporalUnreachableException("cannot reach Temporal at " + address + ": " + why + ". " + startOne(address));
+  }
+
+  private static String startOne(String address) {
+    return "Start a Temporal server there (temporal server start-dev --port " + port(address)
+        + ", or kandev-recovery dev), or set TEMPORAL_ADDRESS to one";
+  }
+
+  /** What to check, for a server (or a proxy in front of it) that took the connection but refused the call. */
+  private static String hint(Status.Code code, boolean tls, String address) {
+    if (code == Status.Code.UNAUTHENTICATED || code == Status.Code.PERMISSION_DENIED) {
+      return "The server refused the credentials: check TEMPORAL_API_KEY and the client certificate"
+          + " (TEMPORAL_TLS_CLIENT_CERT_PATH, TEMPORAL_TLS_CLIENT_KEY_PATH)";
+    }
+    if (tls) {
+      return "Check the client certificate and key (TEMPORAL_TLS_CLIENT_CERT_PATH, TEMPORAL_TLS_CLIENT_KEY_PATH) and"
+          + " the server's CA and name (TEMPORAL_TLS_SERVER_CA_CERT_PATH, TEMPORAL_TLS_SERVER_NAME)";
+    }
+    return code == Status.Code.UNAVAILABLE ? startOne(address)
+        : "Is it a Temporal frontend? A TLS endpoint needs TEMPORAL_TLS=true (or a TEMPORAL_TLS_* setting)";
   }
 
   /** The root cause's message (e.g. "Connection refused"), else the status. */
@@ -161,7 +180,8 @@ final class TemporalConnection implements AutoCloseable {
       return root.getMessage().contains("Connection refused") ? "Connection refused" : root.getMessage();
     }
     String description = e.getStatus().getDescription();
-    return e.getStatus().getCode() + (description == null ? "" : " (" + description + ")");
+    String firstLine = description == null ? "" : description.lines().findFirst().orElse("").strip();
+    return e.getStatus().getCode() + (firstLine.isEmpty() ? "" : ": " + firstLine);
   }
 
   private static String port(String address) {

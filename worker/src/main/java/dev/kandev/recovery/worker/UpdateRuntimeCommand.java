@@ -24,7 +24,8 @@ import picocli.CommandLine.Spec;
     name = "update-runtime",
     mixinStandardHelpOptions = true,
     description = "Update the managed npm runtime of a built-in agent (RuntimeUpdateWorkflow) and show its progress.",
-    footer = {"", "Environment: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, KANDEV_TASK_QUEUE.",
+    footer = {"", "Environment: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TEMPORAL_TLS, TEMPORAL_TLS_*,",
+        "TEMPORAL_PROFILE, TEMPORAL_CONFIG_FILE, KANDEV_TASK_QUEUE.",
         "Exit codes: 0 updated, 1 the update failed, 2 usage, 4 unexpected error, 5 Temporal unreachable."})
 final class UpdateRuntimeCommand implements Callable<Integer> {
   @Spec CommandSpec spec;

@@ -4,9 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class SettingsTest {
   @Test
@@ -65,5 +68,33 @@ class SettingsTest {
     assertThatThrownBy(() -> Settings.fromEnvironment(Map.of("KANDEV_HTTP_PORT", "70000")))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("KANDEV_HTTP_PORT must be a port (0 to 65535), got 70000");
+  }
+
+  @Test
+  void temporalIsReachedAsTemporalsOwnClientConfigurationSaysAndItsApiKeyNeverShows(@TempDir Path dir) throws Exception {
+    Path file = dir.resolve("temporal.toml");
+    Files.writeString(file, """
+        [profile.default]
+        address = "127.0.0.1:7233"
+
+        [profile.prod]
+        address = "prod.example:7234"
+        namespace = "kandev"
+        api_key = "sekret-api-key"
+        """);
+
+    Settings prod = Settings.fromEnvironment(Map.of("TEMPORAL_CONFIG_FILE", file.toString(), "TEMPORAL_PROFILE", "prod"));
+    Settings overridden = Settings.fromEnvironment(
+        Map.of("TEMPORAL_CONFIG_FILE", file.toString(), "TEMPORAL_PROFILE", "prod", "TEMPORAL_ADDRESS", "other:7233"));
+
+    assertThat(prod.temporalAddress()).isEqualTo("prod.example:7234");
+    assertThat(prod.temporalNamespace()).isEqualTo("kandev");
+    assertThat(prod.temporalClient().hasApiKey()).isTrue();
+    assertThat(prod.temporalClient().tls()).as("an API key implies TLS, as in the other SDKs").isTrue();
+    assertThat(prod.toString()).doesNotContain("sekret-api-key").contains("apiKey=set");
+    assertThat(overridden.temporalAddress()).isEqualTo("other:7233");
+    assertThat(Settings.fromEnvironment(Map.of()).temporalClient().tls()).isFalse();
+    assertThatThrownBy(() -> Settings.fromEnvironment(Map.of("TEMPORAL_CONFIG_FILE", file.toString(), "TEMPORAL_PROFILE", "nope")))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("profile nope");
   }
 }
