@@ -74,6 +74,7 @@ class DevCommandIT {
     }
     Map<String, String> env = new HashMap<>(cluster.environment("dev-a"));
     env.put("PATH", "/usr/bin:/bin");
+    env.put("KANDEV_TEMPORAL_CLI", ""); // blank counts as unset, also when the test's own environment names one
     KandevProcess dev = KandevProcess.start("dev-a", env, cluster.logDir(), app.resolve("kandev-recovery.jar"),
         "dev", "--temporal-port", Integer.toString(cluster.temporalPort));
     try {

@@ -9,7 +9,6 @@ import dev.kandev.recovery.activities.store.Fence;
 import dev.kandev.recovery.activities.store.SessionIdentity;
 import dev.kandev.recovery.activities.store.SessionIdentityStore;
 import dev.kandev.recovery.activities.store.SessionStore;
-import dev.kandev.recovery.activities.store.WorkerPresenceStore;
 import dev.kandev.recovery.activities.testing.CredentialFixtures;
 import dev.kandev.recovery.activities.testing.Fixtures;
 import dev.kandev.recovery.activities.testing.TestAgent;
@@ -237,13 +236,6 @@ final class RecoveryCluster implements BeforeEachCallback, AfterEachCallback {
     Await.until(() -> executor(sessionId).map(e -> e.status().equals("starting") && e.pid() != null).orElse(false),
         Duration.ofMinutes(1), "the agent of " + sessionId + " to be starting");
     return executor(sessionId).orElseThrow();
-  }
-
-  /** Waits until {@code instance} has missed its beats for {@link WorkerPresenceStore#GONE_AFTER}. */
-  void awaitGone(String instance) {
-    Await.until(() -> fixtures.count("SELECT count(*) FROM worker_presence WHERE worker_instance = ? AND last_seen_at"
-            + " > now() - interval '" + WorkerPresenceStore.GONE_AFTER.toSeconds() + " seconds'", instance) == 0,
-        WorkerPresenceStore.GONE_AFTER.plusSeconds(30), instance + " to count as gone");
   }
 
   boolean lockHeld(String sessionId) {
