@@ -5,6 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -25,9 +29,9 @@ class DevCommandIT {
 
     assertThat(dev.output()).contains("Temporal     127.0.0.1:" + cluster.temporalPort + " (Temporal dev server, pid")
         .contains("Web UI       http://127.0.0.1:" + cluster.uiPort);
-    var page = java.net.http.HttpClient.newHttpClient().send(
-        java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + cluster.uiPort + "/")).build(),
-        java.net.http.HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> page = HttpClient.newHttpClient().send(
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + cluster.uiPort + "/")).build(),
+        HttpResponse.BodyHandlers.ofString());
     assertThat(page.statusCode()).isEqualTo(200);
     assertThat(Files.exists(cluster.stateDir().resolve("temporal.db"))).isTrue();
 

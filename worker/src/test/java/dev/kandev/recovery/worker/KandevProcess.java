@@ -1,5 +1,6 @@
 package dev.kandev.recovery.worker;
 
+import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -58,7 +59,7 @@ final class KandevProcess implements AutoCloseable {
       Files.createDirectories(logDir);
       ProcessBuilder builder = new ProcessBuilder(command)
           .redirectOutput(ProcessBuilder.Redirect.appendTo(output.toFile()))
-          .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+          .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
       if (stderr == null) {
         builder.redirectErrorStream(true);
       } else {

@@ -12,6 +12,8 @@ import java.util.List;
 import java.util.function.Predicate;
 import org.openqa.selenium.By;
 import org.openqa.selenium.OutputType;
+import org.openqa.selenium.TimeoutException;
+import org.openqa.selenium.WebDriverException;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
@@ -63,7 +65,7 @@ final class WebUi implements AutoCloseable {
   String awaitText(Predicate<String> condition, String what) {
     try {
       new WebDriverWait(driver, PATIENCE).until(d -> condition.test(text()));
-    } catch (org.openqa.selenium.TimeoutException e) {
+    } catch (TimeoutException e) {
       screenshot("failed-wait");
       throw new AssertionError("the Web UI never showed " + what + " at " + driver.getCurrentUrl() + "; it shows:\n" + text());
     }
@@ -84,7 +86,7 @@ final class WebUi implements AutoCloseable {
       try {
         driver.switchTo().frame(frame);
         text.append(' ').append(innerText());
-      } catch (org.openqa.selenium.WebDriverException e) {
+      } catch (WebDriverException e) {
         // a frame that went away meanwhile
       } finally {
         driver.switchTo().defaultContent();

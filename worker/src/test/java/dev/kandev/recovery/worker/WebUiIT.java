@@ -3,6 +3,7 @@ package dev.kandev.recovery.worker;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kandev.recovery.workflows.client.ResumeHandle;
+import dev.kandev.recovery.workflows.model.SessionState;
 import dev.kandev.recovery.workflows.resume.ResumeMode;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -47,7 +48,7 @@ class WebUiIT {
     ResumeHandle failed = cluster.start("s2", ResumeMode.RESUME);
     RecoveryCluster.awaitFailure(failed, Duration.ofMinutes(1));
     // s3: its agent is held in ACP initialize: the resume runs, in LAUNCH_AGENT.
-    cluster.newSession("s3", dev.kandev.recovery.workflows.model.SessionState.CREATED);
+    cluster.newSession("s3", SessionState.CREATED);
     cluster.agentMode("hold-initialize");
     ResumeHandle running = cluster.start("s3", ResumeMode.START_FRESH);
     cluster.awaitAgentStarting("s3");

@@ -4,6 +4,7 @@ import dev.kandev.recovery.workflows.RecoverySearchAttributes;
 import io.temporal.api.workflowservice.v1.GetSystemInfoRequest;
 import io.temporal.serviceclient.WorkflowServiceStubs;
 import io.temporal.serviceclient.WorkflowServiceStubsOptions;
+import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -11,6 +12,7 @@ import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -110,11 +112,11 @@ public final class DevTemporalServer implements AutoCloseable {
     RecoverySearchAttributes.ALL.forEach(key -> command.addAll(List.of("--search-attribute", key.getName() + "=Keyword")));
     try {
       Files.writeString(log, "--- " + Instant.now() + " " + String.join(" ", command) + System.lineSeparator(),
-          StandardCharsets.UTF_8, java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);
+          StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
       return new ProcessBuilder(command)
           .redirectErrorStream(true)
           .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
-          .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+          .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
           .start();
     } catch (IOException e) {
       throw new DevServerException("cannot start the Temporal CLI " + cli + ": " + e.getMessage());
