@@ -295,7 +295,9 @@ func TestResumesAreListedBySession(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return len(runs) == 2 && runs[0].Outcome != "" && runs[1].Outcome != ""
+		// Both have ended; visibility shows an upserted outcome before the close.
+		return len(runs) == 2 && runs[0].Outcome != "" && runs[1].Outcome != "" &&
+			runs[0].Status != "RUNNING" && runs[1].Status != "RUNNING"
 	})
 
 	newest, oldest := runs[0], runs[1]
