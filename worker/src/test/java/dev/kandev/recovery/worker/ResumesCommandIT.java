@@ -60,7 +60,7 @@ class ResumesCommandIT {
     cluster.agentMode("normal");
   }
 
-  /** The rows the command prints, newest first, once Temporal's visibility store shows {@code expected} of them. */
+  /** The rows the command prints, newest first, once Temporal's visibility store shows {@code expected} of them, ended. */
   private List<String> rows(int expected, String... args) {
     List<String> rows = new ArrayList<>();
     Await.until(() -> {
@@ -71,7 +71,9 @@ class ResumesCommandIT {
       rows.clear();
       rows.addAll(lines.subList(header + 1, lines.size() - 1));
       assertThat(lines.get(lines.size() - 1)).isEqualTo(rows.size() + " resume(s)");
-      return rows.size() == expected;
+      // Visibility may show an ended run's outcome before its close: wait for the close too.
+      boolean settled = List.of(args).contains("--running") || rows.stream().noneMatch(row -> row.contains(" RUNNING "));
+      return rows.size() == expected && settled;
     }, Duration.ofMinutes(1), expected + " rows from resumes " + String.join(" ", args));
     return rows;
   }
