@@ -53,7 +53,8 @@ class WebUiIT {
     ResumeHandle running = cluster.start("s3", ResumeMode.START_FRESH);
     cluster.awaitAgentStarting("s3");
 
-    ui.workflows("KandevSessionId = \"s1\"").awaitText(t -> t.contains("2 Workflows"), "the two resumes of s1");
+    ui.workflows("KandevSessionId = \"s1\"").awaitText(t -> t.contains("2 Workflows") && t.contains("2 COMPLETED"),
+        "the two resumes of s1, both completed");
     assertThat(ui.text()).contains(resumed.runId(), "resume-session-s1", "COMPLETED").doesNotContain("resume-session-s2");
     ui.screenshot("list-by-session");
 
