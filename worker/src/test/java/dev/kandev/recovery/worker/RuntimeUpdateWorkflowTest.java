@@ -14,13 +14,13 @@ import dev.kandev.recovery.activities.testing.LocalNpmRegistry;
 import dev.kandev.recovery.activities.testing.NpmSandbox;
 import dev.kandev.recovery.activities.testing.TestAgentPackage;
 import dev.kandev.recovery.activities.testing.TestDatabase;
+import dev.kandev.recovery.workflows.FailureType;
 import dev.kandev.recovery.workflows.RecoverySearchAttributes;
 import dev.kandev.recovery.workflows.RecoveryTaskQueue;
 import dev.kandev.recovery.workflows.client.InvalidRequestException;
 import dev.kandev.recovery.workflows.client.RuntimeUpdateClient;
 import dev.kandev.recovery.workflows.runtime.ProbeInfo;
 import dev.kandev.recovery.workflows.runtime.RepairResult;
-import dev.kandev.recovery.workflows.runtime.RuntimeFailureTypes;
 import dev.kandev.recovery.workflows.runtime.RuntimeJobStatus;
 import dev.kandev.recovery.workflows.runtime.RuntimeUpdateResult;
 import dev.kandev.recovery.workflows.runtime.RuntimeUpdateStatus;
@@ -163,7 +163,7 @@ class RuntimeUpdateWorkflowTest {
     RuntimeUpdateResult result = job.await(WAIT);
 
     assertThat(result.status()).isEqualTo(RuntimeUpdateStatus.FAILED);
-    assertThat(result.errorType()).isEqualTo(RuntimeFailureTypes.UPDATE_FAILED);
+    assertThat(result.errorType()).isEqualTo(FailureType.RUNTIME_UPDATE_FAILED.type());
     assertThat(result.error()).startsWith("update runtime after cache repair: ").contains("E404").hasSizeLessThan(2100);
     assertThat(result.attempts()).isEqualTo(2);
     assertThat(result.repaired()).isTrue();
@@ -203,7 +203,7 @@ class RuntimeUpdateWorkflowTest {
     RuntimeUpdateResult result = job.await(WAIT);
 
     assertThat(result.status()).isEqualTo(RuntimeUpdateStatus.FAILED);
-    assertThat(result.errorType()).isEqualTo(RuntimeFailureTypes.CACHE_REPAIR_FAILED);
+    assertThat(result.errorType()).isEqualTo(FailureType.RUNTIME_CACHE_REPAIR_FAILED.type());
     assertThat(result.error()).startsWith("repair runtime execution cache: refusing").contains("symlink");
     assertThat(result.attempts()).isEqualTo(1);
     assertThat(result.repaired()).as("refused is not repaired").isFalse();
@@ -227,7 +227,7 @@ class RuntimeUpdateWorkflowTest {
     RuntimeUpdateClient.Job job = updates.start(AGENT, "user:alice");
     RuntimeUpdateResult result = job.await(WAIT);
 
-    assertThat(result.errorType()).isEqualTo(RuntimeFailureTypes.UPDATE_FAILED);
+    assertThat(result.errorType()).isEqualTo(FailureType.RUNTIME_UPDATE_FAILED.type());
     assertThat(result.attempts()).isEqualTo(2);
     assertThat(result.repaired()).isFalse();
     assertThat(result.repair()).isEqualTo(RepairResult.NOTHING_TO_REMOVE);
@@ -260,7 +260,7 @@ class RuntimeUpdateWorkflowTest {
     RuntimeUpdateResult result = job.await(WAIT);
 
     assertThat(result.status()).isEqualTo(RuntimeUpdateStatus.FAILED);
-    assertThat(result.errorType()).isEqualTo(RuntimeFailureTypes.PROBE_FAILED);
+    assertThat(result.errorType()).isEqualTo(FailureType.RUNTIME_PROBE_FAILED.type());
     assertThat(result.error()).startsWith("ACP capability probe: ").contains("before answering initialize");
     assertThat(result.attempts()).isEqualTo(1);
     assertThat(result.repaired()).isFalse();
@@ -276,7 +276,7 @@ class RuntimeUpdateWorkflowTest {
     RuntimeUpdateResult result = job.await(WAIT);
 
     assertThat(result.status()).isEqualTo(RuntimeUpdateStatus.FAILED);
-    assertThat(result.errorType()).isEqualTo(RuntimeFailureTypes.UNKNOWN_AGENT);
+    assertThat(result.errorType()).isEqualTo(FailureType.RUNTIME_UNKNOWN_AGENT.type());
     assertThat(result.error()).contains("unknown agent '../../etc'").contains("opencode-acp");
     assertThat(result.attempts()).isZero();
     assertThat(activities(harness.history(job.workflowId(), job.runId()))).isEmpty();
@@ -304,7 +304,7 @@ class RuntimeUpdateWorkflowTest {
     WorkflowStub unknownField = ByTypeName.start(harness.client, RecoveryTaskQueue.DEFAULT, "RuntimeUpdateWorkflow",
         "runtime-update-no-such-agent", ByTypeName.json("{\"agentId\": \"no-such-agent\", \"priority\": 1}"));
     // read, then refused for what it asks, not for how it is written
-    assertThat(ByTypeName.failure(harness.client, unknownField).getType()).isEqualTo(RuntimeFailureTypes.UNKNOWN_AGENT);
+    assertThat(ByTypeName.failure(harness.client, unknownField).getType()).isEqualTo(FailureType.RUNTIME_UNKNOWN_AGENT.type());
 
     WorkflowStub wrongType = ByTypeName.start(harness.client, RecoveryTaskQueue.DEFAULT, "RuntimeUpdateWorkflow",
         "runtime-update-" + AGENT, ByTypeName.json("{\"agentId\": [\"" + AGENT + "\"], \"requestedBy\": \"go\"}"));
@@ -366,7 +366,7 @@ class RuntimeUpdateWorkflowTest {
 
     WorkflowStub unknown = ByTypeName.start(harness.client, RecoveryTaskQueue.DEFAULT, "RuntimeUpdateWorkflow",
         RuntimeUpdateWorkflow.workflowId("no-such-agent"), Map.of("agentId", "no-such-agent"));
-    assertThat(ByTypeName.failure(harness.client, unknown).getType()).isEqualTo(RuntimeFailureTypes.UNKNOWN_AGENT);
+    assertThat(ByTypeName.failure(harness.client, unknown).getType()).isEqualTo(FailureType.RUNTIME_UNKNOWN_AGENT.type());
     attributes = unknown.describe().getTypedSearchAttributes();
     assertThat(attributes.get(RecoverySearchAttributes.AGENT_ID)).isEqualTo("no-such-agent");
     assertThat(attributes.get(RecoverySearchAttributes.OUTCOME)).isEqualTo("failed");

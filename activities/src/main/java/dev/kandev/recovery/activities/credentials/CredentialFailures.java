@@ -1,6 +1,5 @@
 package dev.kandev.recovery.activities.credentials;
 
-import dev.kandev.recovery.workflows.ExpectedFailures;
 import io.temporal.failure.ApplicationFailure;
 
 /** How an activity wrapper reports a {@link CredentialException} to Temporal. */
@@ -15,7 +14,7 @@ public final class CredentialFailures {
    */
   public static ApplicationFailure toApplicationFailure(CredentialException e) {
     return e.retryable()
-        ? ApplicationFailure.newFailure(e.getMessage(), e.type())
-        : ExpectedFailures.nonRetryable(e.getMessage(), e.type());
+        ? ApplicationFailure.newFailure(e.getMessage(), e.type().type())
+        : e.type().failure(e.getMessage());
   }
 }

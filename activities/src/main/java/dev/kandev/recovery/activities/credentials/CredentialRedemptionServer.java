@@ -122,10 +122,10 @@ public final class CredentialRedemptionServer implements AutoCloseable {
 
   private static int status(CredentialException e) {
     return switch (e.type()) {
-      case CredentialException.LEASE_INVALID -> 401;
-      case CredentialException.SCOPE_DENIED, CredentialException.SESSION_TERMINAL -> 403;
-      case CredentialException.PROVIDER_REJECTED -> 502;
-      case CredentialException.PROVIDER_UNAVAILABLE -> 503;
+      case CREDENTIAL_LEASE_INVALID -> 401;
+      case CREDENTIAL_SCOPE_DENIED, CREDENTIAL_SESSION_TERMINAL -> 403;
+      case CREDENTIAL_PROVIDER_REJECTED -> 502;
+      case CREDENTIAL_PROVIDER_UNAVAILABLE -> 503;
       default -> 500;
     };
   }

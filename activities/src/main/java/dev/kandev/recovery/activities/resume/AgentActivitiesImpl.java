@@ -14,6 +14,7 @@ import dev.kandev.recovery.activities.store.Fence;
 import dev.kandev.recovery.activities.store.SessionRecord;
 import dev.kandev.recovery.activities.store.SessionStore;
 import dev.kandev.recovery.activities.store.StaleFenceException;
+import dev.kandev.recovery.workflows.FailureType;
 import dev.kandev.recovery.workflows.resume.AgentActivities;
 import dev.kandev.recovery.workflows.resume.LaunchHeartbeat;
 import dev.kandev.recovery.workflows.resume.LaunchOutcome;
@@ -22,7 +23,6 @@ import io.temporal.activity.Activity;
 import io.temporal.activity.ActivityExecutionContext;
 import io.temporal.activity.ActivityInfo;
 import io.temporal.client.ActivityCompletionException;
-import dev.kandev.recovery.workflows.ExpectedFailures;
 import java.nio.file.Path;
 import java.util.Collection;
 import java.util.List;
@@ -90,9 +90,9 @@ public final class AgentActivitiesImpl implements AgentActivities {
       return new LaunchOutcome(result.providerSessionId(), result.loaded(), result.pid(), result.agentName());
     } catch (AgentLaunchException e) {
       countLaunch(activity, e.failureClass().type());
-      throw ExpectedFailures.nonRetryable(redact(e.getMessage(), tokens), e.failureClass().type());
+      throw e.failureClass().failureType().failure(redact(e.getMessage(), tokens));
     } catch (StaleFenceException e) {
-      throw Failures.permanent(Failures.RESUME_LOCK_LOST, e.getMessage());
+      throw FailureType.RESUME_LOCK_LOST.failure(e.getMessage());
     } catch (ActivityCompletionException e) {
       // Cancelled, or the workflow no longer waits: the launch must not leave an agent behind.
       launch.whenComplete((r, t) -> host.stop(sessionId));

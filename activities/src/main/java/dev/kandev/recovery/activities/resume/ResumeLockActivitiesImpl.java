@@ -2,6 +2,7 @@ package dev.kandev.recovery.activities.resume;
 
 import dev.kandev.recovery.activities.store.ResumeLock;
 import dev.kandev.recovery.activities.store.ResumeLockStore;
+import dev.kandev.recovery.workflows.FailureType;
 import dev.kandev.recovery.workflows.resume.ResumeLockActivities;
 import java.time.Duration;
 import java.util.Optional;
@@ -21,8 +22,7 @@ public final class ResumeLockActivitiesImpl implements ResumeLockActivities {
     Optional<ResumeLock> lock = locks.acquire(sessionId, owner, ttl);
     if (lock.isEmpty()) {
       String holder = locks.current(sessionId).map(l -> l.owner() + " until " + l.expiresAt()).orElse("someone else");
-      throw Failures.transientFailure(
-          Failures.RESUME_LOCK_HELD, "session " + sessionId + " is locked for a resume by " + holder);
+      throw FailureType.RESUME_LOCK_HELD.failure("session " + sessionId + " is locked for a resume by " + holder);
     }
     return lock.get().fencingToken();
   }

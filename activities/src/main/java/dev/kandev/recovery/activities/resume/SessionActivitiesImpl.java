@@ -15,6 +15,7 @@ import dev.kandev.recovery.activities.store.StaleFenceException;
 import dev.kandev.recovery.activities.store.TaskStore;
 import dev.kandev.recovery.activities.store.TransitionResult;
 import dev.kandev.recovery.activities.store.WorkerPresenceStore;
+import dev.kandev.recovery.workflows.FailureType;
 import dev.kandev.recovery.workflows.model.GitCredentialSnapshot;
 import dev.kandev.recovery.workflows.model.SessionState;
 import dev.kandev.recovery.workflows.resume.ResumeContext;
@@ -64,27 +65,27 @@ public final class SessionActivitiesImpl implements SessionActivities {
   @Override
   public ResumeContext readResumeContext(String sessionId, ResumeMode mode) {
     if (sessionId == null || sessionId.isBlank() || mode == null) {
-      throw Failures.permanent(Failures.INVALID_REQUEST, "a resume needs a session id and a mode");
+      throw FailureType.INVALID_REQUEST.failure("a resume needs a session id and a mode");
     }
     SessionRecord session = sessions.find(sessionId)
-        .orElseThrow(() -> Failures.permanent(Failures.SESSION_NOT_FOUND, "unknown session '" + sessionId + "'"));
+        .orElseThrow(() -> FailureType.SESSION_NOT_FOUND.failure("unknown session '" + sessionId + "'"));
     if (!session.state().isResumable()) {
-      throw Failures.permanent(Failures.SESSION_NOT_RESUMABLE,
+      throw FailureType.SESSION_NOT_RESUMABLE.failure(
           "session " + sessionId + " is " + session.state() + " and cannot be resumed; create a new session instead");
     }
     if (session.state() == STARTING) {
-      throw Failures.permanent(Failures.AGENT_ALREADY_RUNNING,
+      throw FailureType.AGENT_ALREADY_RUNNING.failure(
           "session " + sessionId + " is STARTING: a resume of it is under way");
     }
     Optional<String> runningOn = agentRunsOn.apply(sessionId);
     if (runningOn.isPresent()) {
-      throw Failures.permanent(Failures.AGENT_ALREADY_RUNNING,
+      throw FailureType.AGENT_ALREADY_RUNNING.failure(
           "session " + sessionId + " is " + session.state() + " and its agent already runs on worker " + runningOn.get()
               + " (if that worker died, it counts as gone " + WorkerPresenceStore.GONE_AFTER.toSeconds()
               + " s after its last beat: Resume again then)");
     }
     if (!isKnownAgent.test(session.agentId())) {
-      throw Failures.permanent(Failures.AGENT_UNKNOWN,
+      throw FailureType.AGENT_UNKNOWN.failure(
           "session " + sessionId + " uses agent '" + session.agentId() + "', which has no profile on this worker");
     }
     String workspaceId = tasks.workspaceOf(session.taskId()).orElse("");
@@ -103,7 +104,7 @@ public final class SessionActivitiesImpl implements SessionActivities {
     try {
       identities.clearForFreshStart(sessionId, Fence.of(fencingToken));
     } catch (StaleFenceException e) {
-      throw Failures.permanent(Failures.RESUME_LOCK_LOST, e.getMessage());
+      throw FailureType.RESUME_LOCK_LOST.failure(e.getMessage());
     }
   }
 
@@ -171,9 +172,9 @@ public final class SessionActivitiesImpl implements SessionActivities {
   private static void requireWon(String sessionId, TransitionResult.Outcome outcome, SessionState now, String what) {
     switch (outcome) {
       case APPLIED -> {}
-      case FENCED -> throw Failures.permanent(Failures.RESUME_LOCK_LOST,
+      case FENCED -> throw FailureType.RESUME_LOCK_LOST.failure(
           "session " + sessionId + ": the resume lock was taken over before " + what);
-      case STATE_MISMATCH -> throw Failures.permanent(Failures.SESSION_STATE_SUPERSEDED,
+      case STATE_MISMATCH -> throw FailureType.SESSION_STATE_SUPERSEDED.failure(
           "session " + sessionId + " became " + now + " before " + what + "; a concurrent transition won");
     }
   }
@@ -182,7 +183,7 @@ public final class SessionActivitiesImpl implements SessionActivities {
     try {
       return json.readTree(text);
     } catch (JsonProcessingException e) {
-      throw Failures.permanent(Failures.INVALID_REQUEST, "the previous credential snapshot is not JSON: " + e.getOriginalMessage());
+      throw FailureType.INVALID_REQUEST.failure("the previous credential snapshot is not JSON: " + e.getOriginalMessage());
     }
   }
 

@@ -1,14 +1,13 @@
 package dev.kandev.recovery.activities.runtime;
 
 import dev.kandev.recovery.activities.store.RuntimeJobStore;
-import dev.kandev.recovery.workflows.ExpectedFailures;
+import dev.kandev.recovery.workflows.FailureType;
 import dev.kandev.recovery.workflows.runtime.AgentRuntime;
 import dev.kandev.recovery.workflows.runtime.BuiltInAgents;
 import dev.kandev.recovery.workflows.runtime.ProbeInfo;
 import dev.kandev.recovery.workflows.runtime.ProbeStep;
 import dev.kandev.recovery.workflows.runtime.RepairOutcome;
 import dev.kandev.recovery.workflows.runtime.RepairStep;
-import dev.kandev.recovery.workflows.runtime.RuntimeFailureTypes;
 import dev.kandev.recovery.workflows.runtime.RuntimeJobSnapshot;
 import dev.kandev.recovery.workflows.runtime.RuntimeUpdateActivities;
 import dev.kandev.recovery.workflows.runtime.UpdateOutcome;
@@ -55,14 +54,14 @@ public final class RuntimeUpdateActivitiesImpl implements RuntimeUpdateActivitie
     try {
       result = runner.run(npm.updateCommand(agent.packageSpec()), npm.environment(), npm.updateTimeout(), true);
     } catch (RuntimeException e) {
-      throw ExpectedFailures.nonRetryable(e.getMessage(), RuntimeFailureTypes.UPDATE_FAILED);
+      throw FailureType.RUNTIME_UPDATE_FAILED.failure(e.getMessage());
     }
     UpdateOutcome outcome = new UpdateOutcome(
         result.argv(), result.exitCode(), result.timedOut(), result.duration().toMillis(), result.stdout());
     log.info("runtime update attempt {} of {}: {}", step.attempt(), agent.agentId(),
         result.succeeded() ? "ok" : result.describe());
     if (!result.succeeded()) {
-      throw ExpectedFailures.nonRetryable(result.describe(), RuntimeFailureTypes.UPDATE_FAILED, outcome);
+      throw FailureType.RUNTIME_UPDATE_FAILED.failure(result.describe(), outcome);
     }
     return outcome;
   }
@@ -78,8 +77,8 @@ public final class RuntimeUpdateActivitiesImpl implements RuntimeUpdateActivitie
       return outcome;
     } catch (CacheRepairException e) {
       log.warn("runtime cache repair of {} {}: {}", agent.agentId(), e.refused() ? "refused" : "failed", e.getMessage());
-      throw ExpectedFailures.nonRetryable(e.getMessage(),
-          e.refused() ? RuntimeFailureTypes.CACHE_REPAIR_REFUSED : RuntimeFailureTypes.CACHE_REPAIR_FAILED);
+      throw (e.refused() ? FailureType.RUNTIME_CACHE_REPAIR_REFUSED : FailureType.RUNTIME_CACHE_REPAIR_FAILED)
+          .failure(e.getMessage());
     }
   }
 
@@ -89,12 +88,12 @@ public final class RuntimeUpdateActivitiesImpl implements RuntimeUpdateActivitie
     try {
       return probe.probe(npm.launchCommand(agent.packageSpec(), agent.acpArgs()), npm.environment(), npm.probeTimeout());
     } catch (AcpProbe.ProbeFailedException e) {
-      throw ExpectedFailures.nonRetryable(e.getMessage(), RuntimeFailureTypes.PROBE_FAILED);
+      throw FailureType.RUNTIME_PROBE_FAILED.failure(e.getMessage());
     }
   }
 
   private AgentRuntime agent(String agentId) {
-    return catalogue.find(agentId).orElseThrow(() -> ExpectedFailures.nonRetryable(
-        "unknown agent '" + agentId + "'", RuntimeFailureTypes.UNKNOWN_AGENT));
+    return catalogue.find(agentId).orElseThrow(() -> FailureType.RUNTIME_UNKNOWN_AGENT.failure(
+        "unknown agent '" + agentId + "'"));
   }
 }

@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.kandev.recovery.activities.testing.Fixtures;
 import dev.kandev.recovery.activities.testing.TestDatabase;
 import dev.kandev.recovery.activities.testing.TestKeys;
+import dev.kandev.recovery.workflows.FailureType;
 import dev.kandev.recovery.workflows.model.GitCredentialSnapshot;
 import dev.kandev.recovery.workflows.model.SessionState;
 import java.time.Duration;
@@ -44,7 +45,7 @@ class CredentialBrokerTest {
     h.close();
   }
 
-  private static void assertRejected(ThrowingCallable call, String type, String message) {
+  private static void assertRejected(ThrowingCallable call, FailureType type, String message) {
     assertThatThrownBy(call)
         .isInstanceOfSatisfying(CredentialException.class, e -> {
           assertThat(e.type()).isEqualTo(type);
@@ -88,7 +89,7 @@ class CredentialBrokerTest {
   void issueRejectsEveryTerminalState(SessionState terminal) {
     h.moveSession(STARTING, terminal);
 
-    assertRejected(() -> broker.issue(h.scope()), CredentialException.SESSION_TERMINAL, "session is terminal");
+    assertRejected(() -> broker.issue(h.scope()), FailureType.CREDENTIAL_SESSION_TERMINAL, "session is terminal");
     assertThat(leases()).isZero();
   }
 
@@ -106,7 +107,7 @@ class CredentialBrokerTest {
     LeaseScope scope = h.scope();
     h.moveSession(RUNNING, FAILED);
 
-    assertRejected(() -> broker.issue(scope), CredentialException.SESSION_TERMINAL, "session is terminal");
+    assertRejected(() -> broker.issue(scope), FailureType.CREDENTIAL_SESSION_TERMINAL, "session is terminal");
   }
 
   @Test
@@ -134,7 +135,7 @@ class CredentialBrokerTest {
   @Test
   void issueRejectsAnUnknownSession() {
     assertRejected(() -> broker.issue(LeaseScope.github("ws-1", "t1", "nope", "r1", "github.com", "acme/widgets")),
-        CredentialException.SCOPE_DENIED, "unknown session nope");
+        FailureType.CREDENTIAL_SCOPE_DENIED, "unknown session nope");
   }
 
   @Test
@@ -142,13 +143,13 @@ class CredentialBrokerTest {
     fixtures.task("t2", "ws-1", "IN_PROGRESS").session("s2", "t2", "test-agent", STARTING, "{}");
 
     assertRejected(() -> broker.issue(LeaseScope.github("ws-1", "t1", "s2", "r1", "github.com", "acme/widgets")),
-        CredentialException.SCOPE_DENIED, "session does not belong to task");
+        FailureType.CREDENTIAL_SCOPE_DENIED, "session does not belong to task");
   }
 
   @Test
   void issueRejectsATaskOfAnotherWorkspace() {
     assertRejected(() -> broker.issue(LeaseScope.github("ws-2", "t1", "s1", "r1", "github.com", "acme/widgets")),
-        CredentialException.SCOPE_DENIED, "task does not belong to workspace");
+        FailureType.CREDENTIAL_SCOPE_DENIED, "task does not belong to workspace");
   }
 
   @Test
@@ -156,22 +157,22 @@ class CredentialBrokerTest {
     h.rows.repository("r2", "ws-1", "github.com", "acme", "gadgets");
 
     assertRejected(() -> broker.issue(LeaseScope.github("ws-1", "t1", "s1", "r2", "github.com", "acme/gadgets")),
-        CredentialException.SCOPE_DENIED, "repository is not linked to task");
+        FailureType.CREDENTIAL_SCOPE_DENIED, "repository is not linked to task");
   }
 
   @Test
   void issueRejectsAScopeWhoseHostOrPathIsNotTheRepositorys() {
     assertRejected(() -> broker.issue(LeaseScope.github("ws-1", "t1", "s1", "r1", "github.com", "evil/widgets")),
-        CredentialException.SCOPE_DENIED, "does not match host and path");
+        FailureType.CREDENTIAL_SCOPE_DENIED, "does not match host and path");
     assertRejected(() -> broker.issue(LeaseScope.github("ws-1", "t1", "s1", "r1", "ghe.example.com", "acme/widgets")),
-        CredentialException.SCOPE_DENIED, "does not match host and path");
+        FailureType.CREDENTIAL_SCOPE_DENIED, "does not match host and path");
   }
 
   @Test
   void issueWithoutAppConfigurationIsConfigMissing() {
     CredentialBroker unconfigured = h.broker(Optional.empty());
 
-    assertRejected(() -> unconfigured.issue(h.scope()), CredentialException.CONFIG_MISSING, "KANDEV_GITHUB_APP_ID");
+    assertRejected(() -> unconfigured.issue(h.scope()), FailureType.CREDENTIAL_CONFIG_MISSING, "KANDEV_GITHUB_APP_ID");
     assertThat(leases()).isZero();
   }
 
@@ -180,7 +181,7 @@ class CredentialBrokerTest {
     String pem = "-----BEGIN RSA PRIVATE KEY-----\nAAAAAAAAAAAA\n-----END RSA PRIVATE KEY-----\n";
     CredentialBroker broken = h.broker(Optional.of(new GitHubAppSettings(BrokerHarness.APP_ID, pem, h.github.apiBase())));
 
-    assertRejected(() -> broken.issue(h.scope()), CredentialException.CONFIG_INVALID, "private key is malformed");
+    assertRejected(() -> broken.issue(h.scope()), FailureType.CREDENTIAL_CONFIG_INVALID, "private key is malformed");
   }
 
   @Test
@@ -214,7 +215,7 @@ class CredentialBrokerTest {
     h.rows.workspacePolicy("ws-1", "none", null, "{}");
     h.moveSession(STARTING, FAILED);
 
-    assertRejected(() -> broker.issue(h.scope()), CredentialException.SESSION_TERMINAL, "session is terminal");
+    assertRejected(() -> broker.issue(h.scope()), FailureType.CREDENTIAL_SESSION_TERMINAL, "session is terminal");
   }
 
   @Test
@@ -245,8 +246,8 @@ class CredentialBrokerTest {
 
     assertThat(second.snapshot().permissions()).isEqualTo(Map.of("contents", "read"));
     assertRejected(() -> broker.redeem(token.token(), "github.com", "acme/widgets.git"),
-        CredentialException.LEASE_INVALID, "credential policy changed");
-    assertRejected(() -> broker.mintToken(first.leaseId()), CredentialException.LEASE_INVALID, "credential policy changed");
+        FailureType.CREDENTIAL_LEASE_INVALID, "credential policy changed");
+    assertRejected(() -> broker.mintToken(first.leaseId()), FailureType.CREDENTIAL_LEASE_INVALID, "credential policy changed");
     assertThat(broker.mintToken(second.leaseId()).leaseId()).isEqualTo(second.leaseId());
   }
 
@@ -293,7 +294,7 @@ class CredentialBrokerTest {
     h.moveSession(STARTING, FAILED);
 
     assertRejected(() -> broker.redeem(token.token(), "github.com", "acme/widgets.git"),
-        CredentialException.SESSION_TERMINAL, "session is terminal");
+        FailureType.CREDENTIAL_SESSION_TERMINAL, "session is terminal");
     assertThat(h.github.calls()).isZero();
   }
 
@@ -302,7 +303,7 @@ class CredentialBrokerTest {
     LeaseGrant grant = broker.issue(h.scope());
     h.moveSession(STARTING, FAILED);
 
-    assertRejected(() -> broker.mintToken(grant.leaseId()), CredentialException.SESSION_TERMINAL, "session is terminal");
+    assertRejected(() -> broker.mintToken(grant.leaseId()), FailureType.CREDENTIAL_SESSION_TERMINAL, "session is terminal");
   }
 
   @Test
@@ -310,9 +311,9 @@ class CredentialBrokerTest {
     IssuedToken token = broker.mintToken(broker.issue(h.scope()).leaseId());
 
     assertRejected(() -> broker.redeem(token.token(), "github.com", "acme/gadgets.git"),
-        CredentialException.SCOPE_DENIED, "is not for this repository");
+        FailureType.CREDENTIAL_SCOPE_DENIED, "is not for this repository");
     assertRejected(() -> broker.redeem(token.token(), "gitlab.com", "acme/widgets.git"),
-        CredentialException.SCOPE_DENIED, "is not for this repository");
+        FailureType.CREDENTIAL_SCOPE_DENIED, "is not for this repository");
   }
 
   @Test
@@ -320,10 +321,10 @@ class CredentialBrokerTest {
     broker.mintToken(broker.issue(h.scope()).leaseId());
 
     assertRejected(() -> broker.redeem("A".repeat(43), "github.com", "acme/widgets"),
-        CredentialException.LEASE_INVALID, "unknown lease token");
+        FailureType.CREDENTIAL_LEASE_INVALID, "unknown lease token");
     assertRejected(() -> broker.redeem("short", "github.com", "acme/widgets"),
-        CredentialException.LEASE_INVALID, "malformed lease token");
-    assertRejected(() -> broker.mintToken("lease-missing"), CredentialException.LEASE_INVALID, "unknown lease");
+        FailureType.CREDENTIAL_LEASE_INVALID, "malformed lease token");
+    assertRejected(() -> broker.mintToken("lease-missing"), FailureType.CREDENTIAL_LEASE_INVALID, "unknown lease");
   }
 
   @Test
@@ -333,7 +334,7 @@ class CredentialBrokerTest {
     IssuedToken second = broker.mintToken(leaseId);
 
     assertRejected(() -> broker.redeem(first.token(), "github.com", "acme/widgets"),
-        CredentialException.LEASE_INVALID, "unknown lease token");
+        FailureType.CREDENTIAL_LEASE_INVALID, "unknown lease token");
     assertThat(broker.redeem(second.token(), "github.com", "acme/widgets").username()).isEqualTo("x-access-token");
   }
 
@@ -348,8 +349,8 @@ class CredentialBrokerTest {
     broker.revoke(leaseId);
 
     assertRejected(() -> broker.redeem(token.token(), "github.com", "acme/widgets"),
-        CredentialException.LEASE_INVALID, "is revoked");
-    assertRejected(() -> broker.mintToken(leaseId), CredentialException.LEASE_INVALID, "is revoked");
+        FailureType.CREDENTIAL_LEASE_INVALID, "is revoked");
+    assertRejected(() -> broker.mintToken(leaseId), FailureType.CREDENTIAL_LEASE_INVALID, "is revoked");
   }
 
   @Test
@@ -362,8 +363,8 @@ class CredentialBrokerTest {
     assertThat(broker.revokeSession("s1")).isEqualTo(2);
     assertThat(broker.revokeSession("s1")).isZero();
 
-    assertRejected(() -> broker.redeem(a.token(), "github.com", "acme/widgets"), CredentialException.LEASE_INVALID, "revoked");
-    assertRejected(() -> broker.redeem(b.token(), "github.com", "acme/gadgets"), CredentialException.LEASE_INVALID, "revoked");
+    assertRejected(() -> broker.redeem(a.token(), "github.com", "acme/widgets"), FailureType.CREDENTIAL_LEASE_INVALID, "revoked");
+    assertRejected(() -> broker.redeem(b.token(), "github.com", "acme/gadgets"), FailureType.CREDENTIAL_LEASE_INVALID, "revoked");
   }
 
   @Test
@@ -377,8 +378,8 @@ class CredentialBrokerTest {
 
     h.clock.advance(Duration.ofHours(12));
     assertRejected(() -> broker.redeem(token.token(), "github.com", "acme/widgets"),
-        CredentialException.LEASE_INVALID, "has expired");
-    assertRejected(() -> broker.mintToken(token.leaseId()), CredentialException.LEASE_INVALID, "has expired");
+        FailureType.CREDENTIAL_LEASE_INVALID, "has expired");
+    assertRejected(() -> broker.mintToken(token.leaseId()), FailureType.CREDENTIAL_LEASE_INVALID, "has expired");
   }
 
   @Test
@@ -404,7 +405,7 @@ class CredentialBrokerTest {
 
     LeaseScope unlinked = LeaseScope.github("ws-1", "t1", "s1", "r3", "github.com", "acme/other");
     assertRejected(() -> broker.issueAll(List.of(scopes.get(0), unlinked), null, null),
-        CredentialException.SCOPE_DENIED, "not linked");
+        FailureType.CREDENTIAL_SCOPE_DENIED, "not linked");
     assertThat(leases()).as("the first scope's lease was rolled back").isEqualTo(2);
   }
 
@@ -431,7 +432,7 @@ class CredentialBrokerTest {
     assertThat(broker.scopesForSession("s1")).containsExactly(
         LeaseScope.github("ws-1", "t1", "s1", "r0", "ghe.example.com", "platform/infra"),
         h.scope());
-    assertRejected(() -> broker.scopesForSession("nope"), CredentialException.SCOPE_DENIED, "unknown session");
+    assertRejected(() -> broker.scopesForSession("nope"), FailureType.CREDENTIAL_SCOPE_DENIED, "unknown session");
   }
 
   @Test

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.kandev.recovery.activities.json.Json;
 import dev.kandev.recovery.activities.testing.FakeGitHubServer;
 import dev.kandev.recovery.activities.testing.TestKeys;
+import dev.kandev.recovery.workflows.FailureType;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.security.KeyPair;
@@ -96,7 +97,7 @@ class GitHubInstallationTokensTest {
     CredentialException e = failure(resolver(otherKey, github.apiBase(), Duration.ofSeconds(5)),
         policy(42, CONTENTS_WRITE), WIDGETS);
 
-    assertThat(e.type()).isEqualTo(CredentialException.PROVIDER_REJECTED);
+    assertThat(e.type()).isEqualTo(FailureType.CREDENTIAL_PROVIDER_REJECTED);
     assertThat(e.retryable()).isFalse();
     assertThat(e).hasMessageContaining("401").hasMessageContaining("A JSON web token could not be decoded");
     assertThat(github.rejections()).singleElement().asString().contains("signature");
@@ -106,7 +107,7 @@ class GitHubInstallationTokensTest {
   void anUnknownInstallationIs404AndNotRetryable() {
     CredentialException e = failure(resolver(), policy(99, CONTENTS_WRITE), WIDGETS);
 
-    assertThat(e.type()).isEqualTo(CredentialException.PROVIDER_REJECTED);
+    assertThat(e.type()).isEqualTo(FailureType.CREDENTIAL_PROVIDER_REJECTED);
     assertThat(e.retryable()).isFalse();
     assertThat(e).hasMessageContaining("404").hasMessageContaining("installation 99");
   }
@@ -117,9 +118,9 @@ class GitHubInstallationTokensTest {
         failure(resolver(), policy(42, CONTENTS_WRITE), LeaseScope.github("ws", "t", "s", "r", "github.com", "acme/secret"));
     CredentialException perms = failure(resolver(), policy(42, Map.of("administration", "write")), WIDGETS);
 
-    assertThat(repo.type()).isEqualTo(CredentialException.PROVIDER_REJECTED);
+    assertThat(repo.type()).isEqualTo(FailureType.CREDENTIAL_PROVIDER_REJECTED);
     assertThat(repo).hasMessageContaining("422");
-    assertThat(perms.type()).isEqualTo(CredentialException.PROVIDER_REJECTED);
+    assertThat(perms.type()).isEqualTo(FailureType.CREDENTIAL_PROVIDER_REJECTED);
     assertThat(perms.retryable()).isFalse();
   }
 
@@ -131,7 +132,7 @@ class GitHubInstallationTokensTest {
 
     CredentialException e = failure(resolver, policy(42, CONTENTS_WRITE), WIDGETS);
 
-    assertThat(e.type()).isEqualTo(CredentialException.PROVIDER_UNAVAILABLE);
+    assertThat(e.type()).isEqualTo(FailureType.CREDENTIAL_PROVIDER_UNAVAILABLE);
     assertThat(e.retryable()).isTrue();
     assertThat(e).hasMessageContaining(Integer.toString(status));
     assertThat(resolver.resolve(WIDGETS, policy(42, CONTENTS_WRITE)).username()).isEqualTo("x-access-token");
@@ -144,7 +145,7 @@ class GitHubInstallationTokensTest {
 
     CredentialException e = failure(resolver(), policy(42, CONTENTS_WRITE), WIDGETS);
 
-    assertThat(e.type()).isEqualTo(CredentialException.PROVIDER_REJECTED);
+    assertThat(e.type()).isEqualTo(FailureType.CREDENTIAL_PROVIDER_REJECTED);
     assertThat(e.retryable()).isFalse();
   }
 
@@ -155,7 +156,7 @@ class GitHubInstallationTokensTest {
     CredentialException e = failure(resolver(TestKeys.pkcs1Pem(keys.getPrivate()), github.apiBase(), Duration.ofMillis(300)),
         policy(42, CONTENTS_WRITE), WIDGETS);
 
-    assertThat(e.type()).isEqualTo(CredentialException.PROVIDER_UNAVAILABLE);
+    assertThat(e.type()).isEqualTo(FailureType.CREDENTIAL_PROVIDER_UNAVAILABLE);
     assertThat(e.retryable()).isTrue();
     assertThat(e).hasMessageContaining("timed out");
   }
@@ -170,7 +171,7 @@ class GitHubInstallationTokensTest {
         resolver(TestKeys.pkcs1Pem(keys.getPrivate()), URI.create("http://127.0.0.1:" + closedPort), Duration.ofSeconds(2)),
         policy(42, CONTENTS_WRITE), WIDGETS);
 
-    assertThat(e.type()).isEqualTo(CredentialException.PROVIDER_UNAVAILABLE);
+    assertThat(e.type()).isEqualTo(FailureType.CREDENTIAL_PROVIDER_UNAVAILABLE);
     assertThat(e.retryable()).isTrue();
   }
 
@@ -180,7 +181,7 @@ class GitHubInstallationTokensTest {
 
     CredentialException e = failure(resolver(), policy(42, CONTENTS_WRITE), WIDGETS);
 
-    assertThat(e.type()).isEqualTo(CredentialException.PROVIDER_UNAVAILABLE);
+    assertThat(e.type()).isEqualTo(FailureType.CREDENTIAL_PROVIDER_UNAVAILABLE);
     assertThat(e).hasMessageContaining("malformed").hasMessageNotContaining("ghs_leaky");
   }
 
@@ -190,24 +191,24 @@ class GitHubInstallationTokensTest {
     String weak = TestKeys.pkcs8Pem(weakKey());
 
     assertThatThrownBy(() -> resolver("not a pem", github.apiBase(), null).validate(policy(42, CONTENTS_WRITE)))
-        .isInstanceOfSatisfying(CredentialException.class, e -> assertThat(e.type()).isEqualTo(CredentialException.CONFIG_INVALID))
+        .isInstanceOfSatisfying(CredentialException.class, e -> assertThat(e.type()).isEqualTo(FailureType.CREDENTIAL_CONFIG_INVALID))
         .hasMessageContaining("not a PEM");
     assertThatThrownBy(() -> resolver(truncated, github.apiBase(), null).validate(policy(42, CONTENTS_WRITE)))
         .isInstanceOfSatisfying(CredentialException.class, e -> assertThat(e.retryable()).isFalse())
         .hasMessageContaining("malformed")
         .hasMessageNotContaining(truncated.substring(40, 80));
     assertThatThrownBy(() -> resolver(weak, github.apiBase(), null).validate(policy(42, CONTENTS_WRITE)))
-        .isInstanceOfSatisfying(CredentialException.class, e -> assertThat(e.type()).isEqualTo(CredentialException.CONFIG_INVALID));
+        .isInstanceOfSatisfying(CredentialException.class, e -> assertThat(e.type()).isEqualTo(FailureType.CREDENTIAL_CONFIG_INVALID));
     assertThatThrownBy(() -> new GitHubAppCredentialResolver(Optional.empty(), Json.mapper(), Clock.systemUTC())
             .validate(policy(42, CONTENTS_WRITE)))
-        .isInstanceOfSatisfying(CredentialException.class, e -> assertThat(e.type()).isEqualTo(CredentialException.CONFIG_MISSING));
+        .isInstanceOfSatisfying(CredentialException.class, e -> assertThat(e.type()).isEqualTo(FailureType.CREDENTIAL_CONFIG_MISSING));
     assertThatThrownBy(() -> resolver().validate(new ResolvedPolicy(CredentialPolicy.GITHUB_APP, "workspace", null, CONTENTS_WRITE)))
-        .isInstanceOfSatisfying(CredentialException.class, e -> assertThat(e.type()).isEqualTo(CredentialException.CONFIG_MISSING))
+        .isInstanceOfSatisfying(CredentialException.class, e -> assertThat(e.type()).isEqualTo(FailureType.CREDENTIAL_CONFIG_MISSING))
         .hasMessageContaining("installation id");
     assertThatThrownBy(() -> new GitHubAppSettings("", "pem", null))
-        .isInstanceOfSatisfying(CredentialException.class, e -> assertThat(e.type()).isEqualTo(CredentialException.CONFIG_MISSING));
+        .isInstanceOfSatisfying(CredentialException.class, e -> assertThat(e.type()).isEqualTo(FailureType.CREDENTIAL_CONFIG_MISSING));
     assertThatThrownBy(() -> new GitHubAppSettings("1", "pem", URI.create("ftp://x")))
-        .isInstanceOfSatisfying(CredentialException.class, e -> assertThat(e.type()).isEqualTo(CredentialException.CONFIG_INVALID));
+        .isInstanceOfSatisfying(CredentialException.class, e -> assertThat(e.type()).isEqualTo(FailureType.CREDENTIAL_CONFIG_INVALID));
   }
 
   @Test
@@ -227,13 +228,13 @@ class GitHubInstallationTokensTest {
         .resolve(WIDGETS, policy(42, CONTENTS_WRITE)).username()).isEqualTo("x-access-token");
     assertThatThrownBy(() -> GitHubAppSettings.fromEnvironment(Map.of(
             GitHubAppSettings.ENV_APP_ID, "777", GitHubAppSettings.ENV_PRIVATE_KEY_FILE, dir.resolve("missing.pem").toString())))
-        .isInstanceOfSatisfying(CredentialException.class, e -> assertThat(e.type()).isEqualTo(CredentialException.CONFIG_INVALID));
+        .isInstanceOfSatisfying(CredentialException.class, e -> assertThat(e.type()).isEqualTo(FailureType.CREDENTIAL_CONFIG_INVALID));
     assertThatThrownBy(() -> GitHubAppSettings.fromEnvironment(Map.of(
             GitHubAppSettings.ENV_APP_ID, "777", GitHubAppSettings.ENV_PRIVATE_KEY, "pem",
             GitHubAppSettings.ENV_TIMEOUT_SECONDS, "ten")))
-        .isInstanceOfSatisfying(CredentialException.class, e -> assertThat(e.type()).isEqualTo(CredentialException.CONFIG_INVALID));
+        .isInstanceOfSatisfying(CredentialException.class, e -> assertThat(e.type()).isEqualTo(FailureType.CREDENTIAL_CONFIG_INVALID));
     assertThatThrownBy(() -> GitHubAppSettings.fromEnvironment(Map.of(GitHubAppSettings.ENV_APP_ID, "777")))
-        .isInstanceOfSatisfying(CredentialException.class, e -> assertThat(e.type()).isEqualTo(CredentialException.CONFIG_MISSING))
+        .isInstanceOfSatisfying(CredentialException.class, e -> assertThat(e.type()).isEqualTo(FailureType.CREDENTIAL_CONFIG_MISSING))
         .hasMessageContaining(GitHubAppSettings.ENV_PRIVATE_KEY_FILE);
   }
 

@@ -1,5 +1,6 @@
 package dev.kandev.recovery.workflows.client;
 
+import dev.kandev.recovery.workflows.FailureType;
 import dev.kandev.recovery.workflows.InvalidRequest;
 
 /**
@@ -13,6 +14,6 @@ public final class InvalidRequestException extends IllegalArgumentException {
 
   /** The failure type a workflow would have failed with. */
   public String type() {
-    return InvalidRequest.TYPE;
+    return FailureType.INVALID_REQUEST.type();
   }
 }

@@ -6,6 +6,7 @@ import static dev.kandev.recovery.workflows.RecoverySearchAttributes.SESSION_ID;
 import static dev.kandev.recovery.workflows.RecoverySearchAttributes.TASK_ID;
 
 import dev.kandev.recovery.workflows.ExpectedFailures;
+import dev.kandev.recovery.workflows.FailureType;
 import dev.kandev.recovery.workflows.InvalidRequest;
 import dev.kandev.recovery.workflows.RecoveryIds;
 import dev.kandev.recovery.workflows.model.SessionState;
@@ -181,8 +182,8 @@ public class ResumeSessionWorkflowImpl implements ResumeSessionWorkflow {
   /** Refused before anything ran: one log line, counted, and the failure to throw. */
   private ApplicationFailure invalid(String reason) {
     ApplicationFailure failure = InvalidRequest.failure(reason);
-    log.warn("resume rejected ({}): {}", InvalidRequest.TYPE, failure.getOriginalMessage());
-    count(ResumeOutcome.REJECTED.name(), InvalidRequest.TYPE);
+    log.warn("resume rejected ({}): {}", FailureType.INVALID_REQUEST, failure.getOriginalMessage());
+    count(ResumeOutcome.REJECTED.name(), FailureType.INVALID_REQUEST.type());
     return failure;
   }
 
@@ -203,11 +204,12 @@ public class ResumeSessionWorkflowImpl implements ResumeSessionWorkflow {
       return application.getType();
     }
     if (cause instanceof TimeoutFailure timeout) {
-      return "ACTIVITY_TIMEOUT_" + timeout.getTimeoutType().name().replace("TIMEOUT_TYPE_", "");
+      return FailureType.ofTimeout(timeout.getTimeoutType());
     }
     if (cause instanceof CanceledFailure) {
-      return "CANCELLED";
+      return FailureType.CANCELLED.type();
     }
+    // A fault outside the catalogue (e.g. a failure of the server itself).
     return cause == null ? "UNKNOWN" : cause.getClass().getSimpleName();
   }
 

@@ -1,5 +1,6 @@
 package dev.kandev.recovery.workflows.runtime;
 
+import dev.kandev.recovery.workflows.FailureType;
 import io.temporal.activity.ActivityInterface;
 import io.temporal.activity.ActivityMethod;
 
@@ -15,17 +16,17 @@ public interface RuntimeUpdateActivities {
   void saveJob(RuntimeJobSnapshot job);
 
   /**
-   * Runs the update command once. Fails with a non-retryable {@link RuntimeFailureTypes#UPDATE_FAILED}
+   * Runs the update command once. Fails with a non-retryable {@link FailureType#RUNTIME_UPDATE_FAILED}
    * whose details are the {@link UpdateOutcome}.
    */
   @ActivityMethod
   UpdateOutcome runUpdate(UpdateStep step);
 
-  /** Removes exactly {@code <npm cache>/_npx/<key>}; fails with {@link RuntimeFailureTypes#CACHE_REPAIR_FAILED}. */
+  /** Removes exactly {@code <npm cache>/_npx/<key>}; fails with {@link FailureType#RUNTIME_CACHE_REPAIR_FAILED}. */
   @ActivityMethod
   RepairOutcome repairExecutionCache(RepairStep step);
 
-  /** ACP {@code initialize} against the launched runtime; fails with {@link RuntimeFailureTypes#PROBE_FAILED}. */
+  /** ACP {@code initialize} against the launched runtime; fails with {@link FailureType#RUNTIME_PROBE_FAILED}. */
   @ActivityMethod
   ProbeInfo probeAcp(ProbeStep step);
 }

@@ -1,5 +1,6 @@
 package dev.kandev.recovery.workflows.runtime;
 
+import dev.kandev.recovery.workflows.FailureType;
 import java.util.List;
 
 /**
@@ -10,7 +11,7 @@ import java.util.List;
  * @param attempts update command runs (1 or 2)
  * @param repaired whether the targeted {@code _npx} repair removed the package's tree
  * @param repair what the repair did ({@link RepairResult#NOT_RUN} if it did not run)
- * @param errorType stable failure type ({@link RuntimeFailureTypes}), empty on success
+ * @param errorType stable failure type ({@link FailureType}), empty on success
  * @param probe the ACP {@code initialize} answer, null unless the probe passed
  */
 public record RuntimeUpdateResult(

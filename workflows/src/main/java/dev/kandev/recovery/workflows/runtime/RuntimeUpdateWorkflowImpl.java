@@ -1,6 +1,7 @@
 package dev.kandev.recovery.workflows.runtime;
 
 import dev.kandev.recovery.workflows.ExpectedFailures;
+import dev.kandev.recovery.workflows.FailureType;
 import dev.kandev.recovery.workflows.InvalidRequest;
 import dev.kandev.recovery.workflows.RecoveryIds;
 import dev.kandev.recovery.workflows.RecoverySearchAttributes;
@@ -95,11 +96,11 @@ public final class RuntimeUpdateWorkflowImpl implements RuntimeUpdateWorkflow {
       if (ownSearchAttributes) {
         outcome("failed");
       }
-      log.warn("runtime update rejected ({}): {}", RuntimeFailureTypes.UNKNOWN_AGENT, error);
+      log.warn("runtime update rejected ({}): {}", FailureType.RUNTIME_UNKNOWN_AGENT, error);
       count("rejected");
-      throw ExpectedFailures.nonRetryable(error, RuntimeFailureTypes.UNKNOWN_AGENT,
+      throw FailureType.RUNTIME_UNKNOWN_AGENT.failure(error,
           new RuntimeUpdateResult(jobId, agentId, "", RuntimeUpdateStatus.FAILED, 0, false, repair, lines, error,
-              RuntimeFailureTypes.UNKNOWN_AGENT, null));
+              FailureType.RUNTIME_UNKNOWN_AGENT.type(), null));
     }
     line("runtime update of " + agent.agentId() + " (" + agent.packageSpec() + ") requested by " + request.requestedBy());
     save(agent, request);
@@ -124,7 +125,7 @@ public final class RuntimeUpdateWorkflowImpl implements RuntimeUpdateWorkflow {
         repair = refused(e) ? RepairResult.REFUSED : RepairResult.FAILED;
         countRepair();
         throw terminal(agent, request, "repair runtime execution cache: " + message(e),
-            RuntimeFailureTypes.CACHE_REPAIR_FAILED, e);
+            FailureType.RUNTIME_CACHE_REPAIR_FAILED, e);
       }
       line("retrying managed runtime update");
       status = RuntimeJobStatus.RETRYING;
@@ -132,7 +133,7 @@ public final class RuntimeUpdateWorkflowImpl implements RuntimeUpdateWorkflow {
       ActivityFailure secondFailure = runUpdate(agent, 2, "retry update " + agent.packageSpec() + " after repair");
       if (secondFailure != null) {
         throw terminal(agent, request, "update runtime after cache repair: " + message(secondFailure),
-            RuntimeFailureTypes.UPDATE_FAILED, secondFailure);
+            FailureType.RUNTIME_UPDATE_FAILED, secondFailure);
       }
     }
 
@@ -144,7 +145,7 @@ public final class RuntimeUpdateWorkflowImpl implements RuntimeUpdateWorkflow {
       probe = stub(RuntimeStepTimeouts.PROBE, "ACP initialize probe of " + agent.agentId())
           .probeAcp(new ProbeStep(jobId, agent.agentId()));
     } catch (ActivityFailure e) {
-      throw terminal(agent, request, "ACP capability probe: " + message(e), RuntimeFailureTypes.PROBE_FAILED, e);
+      throw terminal(agent, request, "ACP capability probe: " + message(e), FailureType.RUNTIME_PROBE_FAILED, e);
     }
     line("ACP initialize ok: " + probe.agentName() + " " + probe.agentVersion()
         + ", protocol version " + probe.protocolVersion());
@@ -185,7 +186,7 @@ public final class RuntimeUpdateWorkflowImpl implements RuntimeUpdateWorkflow {
     error = failure.getOriginalMessage();
     status = RuntimeJobStatus.FAILED;
     line("failed: " + error);
-    log.warn("runtime update rejected ({}): {}", InvalidRequest.TYPE, error);
+    log.warn("runtime update rejected ({}): {}", FailureType.INVALID_REQUEST, error);
     count("rejected");
     return failure;
   }
@@ -195,7 +196,7 @@ public final class RuntimeUpdateWorkflowImpl implements RuntimeUpdateWorkflow {
    * is benign (logged in one line) when the step's failure was an expected one.
    */
   private ApplicationFailure terminal(
-      AgentRuntime agent, RuntimeUpdateRequest request, String message, String type, ActivityFailure after) {
+      AgentRuntime agent, RuntimeUpdateRequest request, String message, FailureType type, ActivityFailure after) {
     error = bound(message);
     status = RuntimeJobStatus.FAILED;
     line("failed: " + error);
@@ -204,7 +205,7 @@ public final class RuntimeUpdateWorkflowImpl implements RuntimeUpdateWorkflow {
     count("failed");
     log.warn("runtime update of {} failed ({}): {}", agent.agentId(), type, error);
     return ExpectedFailures.nonRetryableAfter(
-        after, error, type, result(agent, RuntimeUpdateStatus.FAILED, type, null));
+        after, error, type.type(), result(agent, RuntimeUpdateStatus.FAILED, type.type(), null));
   }
 
   private RuntimeUpdateResult result(AgentRuntime agent, RuntimeUpdateStatus outcome, String type, ProbeInfo probe) {
@@ -256,7 +257,7 @@ public final class RuntimeUpdateWorkflowImpl implements RuntimeUpdateWorkflow {
 
   private static boolean refused(ActivityFailure e) {
     return e.getCause() instanceof ApplicationFailure failure
-        && RuntimeFailureTypes.CACHE_REPAIR_REFUSED.equals(failure.getType());
+        && FailureType.RUNTIME_CACHE_REPAIR_REFUSED.is(failure);
   }
 
   private static String message(ActivityFailure e) {

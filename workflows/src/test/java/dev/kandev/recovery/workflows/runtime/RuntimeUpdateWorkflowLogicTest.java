@@ -2,6 +2,7 @@ package dev.kandev.recovery.workflows.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.kandev.recovery.workflows.FailureType;
 import dev.kandev.recovery.workflows.RecoverySearchAttributes;
 import dev.kandev.recovery.workflows.client.RuntimeUpdateClient;
 import io.temporal.api.enums.v1.IndexedValueType;
@@ -98,12 +99,12 @@ class RuntimeUpdateWorkflowLogicTest {
   @Test
   void aRefusedRepairIsReportedAsRefusedNotAsRepaired() throws Exception {
     activities.updates.addAll(List.of(false, true));
-    activities.repairFailure = RuntimeFailureTypes.CACHE_REPAIR_REFUSED;
+    activities.repairFailure = FailureType.RUNTIME_CACHE_REPAIR_REFUSED.type();
 
     RuntimeUpdateClient.Job job = updates.start("opencode-acp", "test");
     RuntimeUpdateResult result = job.await(Duration.ofSeconds(30));
 
-    assertThat(result.errorType()).isEqualTo(RuntimeFailureTypes.CACHE_REPAIR_FAILED);
+    assertThat(result.errorType()).isEqualTo(FailureType.RUNTIME_CACHE_REPAIR_FAILED.type());
     assertThat(result.repaired()).isFalse();
     assertThat(result.repair()).isEqualTo(RepairResult.REFUSED);
     assertThat(job.progress().repair()).isEqualTo(RepairResult.REFUSED);
@@ -117,7 +118,7 @@ class RuntimeUpdateWorkflowLogicTest {
     RuntimeUpdateResult result = run("opencode-acp");
 
     assertThat(result.status()).isEqualTo(RuntimeUpdateStatus.FAILED);
-    assertThat(result.errorType()).isEqualTo(RuntimeFailureTypes.UPDATE_FAILED);
+    assertThat(result.errorType()).isEqualTo(FailureType.RUNTIME_UPDATE_FAILED.type());
     assertThat(activities.calls).containsExactly("update:1", "repair", "update:2");
     assertThat(activities.saved.get(activities.saved.size() - 1))
         .extracting(RuntimeJobSnapshot::status, RuntimeJobSnapshot::attempts, RuntimeJobSnapshot::repaired)
@@ -127,11 +128,11 @@ class RuntimeUpdateWorkflowLogicTest {
   @Test
   void aFailedRepairIsTerminalWithoutARetry() throws Exception {
     activities.updates.addAll(List.of(false, true));
-    activities.repairFailure = RuntimeFailureTypes.CACHE_REPAIR_FAILED;
+    activities.repairFailure = FailureType.RUNTIME_CACHE_REPAIR_FAILED.type();
 
     RuntimeUpdateResult result = run("opencode-acp");
 
-    assertThat(result.errorType()).isEqualTo(RuntimeFailureTypes.CACHE_REPAIR_FAILED);
+    assertThat(result.errorType()).isEqualTo(FailureType.RUNTIME_CACHE_REPAIR_FAILED.type());
     assertThat(result.repair()).isEqualTo(RepairResult.FAILED);
     assertThat(result.repaired()).isFalse();
     assertThat(result.attempts()).isEqualTo(1);
@@ -145,7 +146,7 @@ class RuntimeUpdateWorkflowLogicTest {
 
     RuntimeUpdateResult result = run("gemini");
 
-    assertThat(result.errorType()).isEqualTo(RuntimeFailureTypes.PROBE_FAILED);
+    assertThat(result.errorType()).isEqualTo(FailureType.RUNTIME_PROBE_FAILED.type());
     assertThat(result.error()).isEqualTo("ACP capability probe: unsupported protocol version 2");
     assertThat(activities.calls).containsExactly("update:1", "probe");
   }
@@ -154,7 +155,7 @@ class RuntimeUpdateWorkflowLogicTest {
   void anUnknownAgentRunsNothing() throws Exception {
     RuntimeUpdateResult result = run("@evil/package");
 
-    assertThat(result.errorType()).isEqualTo(RuntimeFailureTypes.UNKNOWN_AGENT);
+    assertThat(result.errorType()).isEqualTo(FailureType.RUNTIME_UNKNOWN_AGENT.type());
     assertThat(activities.calls).isEmpty();
     assertThat(activities.saved).isEmpty();
   }
@@ -197,7 +198,7 @@ class RuntimeUpdateWorkflowLogicTest {
       if (!updates.isEmpty() && updates.poll()) {
         return outcome;
       }
-      throw ApplicationFailure.newNonRetryableFailure(failureMessage, RuntimeFailureTypes.UPDATE_FAILED, outcome);
+      throw ApplicationFailure.newNonRetryableFailure(failureMessage, FailureType.RUNTIME_UPDATE_FAILED.type(), outcome);
     }
 
     @Override
@@ -213,7 +214,7 @@ class RuntimeUpdateWorkflowLogicTest {
     public ProbeInfo probeAcp(ProbeStep step) {
       calls.add("probe");
       if (probeFails) {
-        throw ApplicationFailure.newNonRetryableFailure("unsupported protocol version 2", RuntimeFailureTypes.PROBE_FAILED);
+        throw ApplicationFailure.newNonRetryableFailure("unsupported protocol version 2", FailureType.RUNTIME_PROBE_FAILED.type());
       }
       return new ProbeInfo("agent", "1.0", 1, true);
     }
