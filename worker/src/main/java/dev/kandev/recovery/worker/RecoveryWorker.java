@@ -1,5 +1,6 @@
 package dev.kandev.recovery.worker;
 
+import dev.kandev.recovery.activities.resume.StoreFailureInterceptor;
 import dev.kandev.recovery.worker.logging.RecoveryMdcInterceptor;
 import dev.kandev.recovery.workflows.resume.LaunchHeartbeat;
 import io.temporal.client.WorkflowClient;
@@ -18,12 +19,18 @@ public final class RecoveryWorker implements AutoCloseable {
   }
 
   public static RecoveryWorker start(WorkflowClient client, String taskQueue, Components components) {
-    WorkerFactory factory = WorkerFactory.newInstance(client,
-        WorkerFactoryOptions.newBuilder().setWorkerInterceptors(new RecoveryMdcInterceptor()).build());
+    WorkerFactory factory = WorkerFactory.newInstance(client, factoryOptions());
     Worker worker = factory.newWorker(taskQueue, options());
     components.register(worker);
     factory.start();
     return new RecoveryWorker(factory);
+  }
+
+  /** The interceptors every recovery worker runs: the MDC's ids, the store's unhealable failures. */
+  public static WorkerFactoryOptions factoryOptions() {
+    return WorkerFactoryOptions.newBuilder()
+        .setWorkerInterceptors(new RecoveryMdcInterceptor(), new StoreFailureInterceptor())
+        .build();
   }
 
   /**

@@ -46,6 +46,7 @@ final class RuntimeUpdateHarness implements AutoCloseable {
     this.npm = npm;
     TestWorkflowEnvironment env = TestWorkflowEnvironment.newInstance(TestEnvironmentOptions.newBuilder()
         .setUseTimeskipping(false)
+        .setWorkerFactoryOptions(RecoveryWorker.factoryOptions())
         .setWorkflowClientOptions(WorkflowClientOptions.newBuilder().setDataConverter(RecoveryDataConverter.INSTANCE).build())
         .build());
     RecoverySearchAttributes.ALL.forEach(
@@ -62,7 +63,7 @@ final class RuntimeUpdateHarness implements AutoCloseable {
     this.npm = npm;
     TemporalConnection connection = TemporalConnection.open(server.address(), "default", "test-worker");
     this.components = components(db, npm);
-    WorkerFactory factory = WorkerFactory.newInstance(connection.client);
+    WorkerFactory factory = WorkerFactory.newInstance(connection.client, RecoveryWorker.factoryOptions());
     components.register(factory.newWorker(RecoveryTaskQueue.DEFAULT));
     factory.start();
     this.client = connection.client;

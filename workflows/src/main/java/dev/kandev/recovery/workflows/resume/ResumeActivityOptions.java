@@ -5,10 +5,13 @@ import io.temporal.activity.ActivityOptions;
 import io.temporal.common.RetryOptions;
 import java.time.Duration;
 
-/** Retry and timeout choices of the resume's activities; each is deliberate. */
-final class ResumeActivityOptions {
+/**
+ * Retry and timeout choices of the resume's activities; each is deliberate. A failure no retry can
+ * heal is raised non-retryable ({@code FailureType}), so none of these retries it.
+ */
+public final class ResumeActivityOptions {
   /** Store writes are idempotent compare-and-sets: retry transient database faults, bounded. */
-  static final ActivityOptions STORE =
+  public static final ActivityOptions STORE =
       ActivityOptions.newBuilder()
           .setStartToCloseTimeout(Duration.ofSeconds(30))
           .setRetryOptions(
@@ -21,7 +24,7 @@ final class ResumeActivityOptions {
           .build();
 
   /** GitHub 5xx and timeouts are retried; authorization rejections are non-retryable failures. */
-  static final ActivityOptions CREDENTIALS =
+  public static final ActivityOptions CREDENTIALS =
       ActivityOptions.newBuilder()
           .setStartToCloseTimeout(Duration.ofSeconds(45))
           .setRetryOptions(
@@ -39,7 +42,7 @@ final class ResumeActivityOptions {
    * LaunchHeartbeat} says what the numbers trade; a worker may configure another timeout);
    * cancellation waits for the launch to stop so compensation never races a half-started agent.
    */
-  static final ActivityOptions LAUNCH =
+  public static final ActivityOptions LAUNCH =
       ActivityOptions.newBuilder()
           .setStartToCloseTimeout(Duration.ofMinutes(6))
           .setHeartbeatTimeout(LaunchHeartbeat.TIMEOUT)
@@ -52,7 +55,7 @@ final class ResumeActivityOptions {
    * they outlast a database outage (backoff up to a minute, for up to a day) instead of giving up
    * after a few attempts and leaving the session STARTING and locked.
    */
-  static final ActivityOptions COMPENSATION =
+  public static final ActivityOptions COMPENSATION =
       ActivityOptions.newBuilder()
           .setStartToCloseTimeout(Duration.ofSeconds(30))
           .setScheduleToCloseTimeout(Duration.ofDays(1))
