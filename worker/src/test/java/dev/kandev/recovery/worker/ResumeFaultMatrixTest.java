@@ -6,11 +6,13 @@ import dev.kandev.recovery.activities.json.Json;
 import dev.kandev.recovery.activities.store.SessionIdentity;
 import dev.kandev.recovery.activities.store.StoreException;
 import dev.kandev.recovery.activities.testing.TestDatabase;
+import dev.kandev.recovery.workflows.FailureType;
 import dev.kandev.recovery.workflows.model.SessionState;
 import dev.kandev.recovery.workflows.resume.ResumeFailure;
 import dev.kandev.recovery.workflows.resume.ResumeMode;
 import dev.kandev.recovery.workflows.resume.ResumeStep;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
@@ -68,6 +70,55 @@ class ResumeFaultMatrixTest {
     assertThat(harness.transitions("s1")).last().isEqualTo("STARTING>FAILED");
     assertThat(harness.identity("s1")).isEqualTo(new SessionIdentity(token, token));
     assertThat(harness.lockHeld("s1")).isFalse();
+  }
+
+  @Test
+  void aSessionDeletedDuringTheResumeFailsItAtOnceAndItsCompensationRunsOnce() throws Exception {
+    harness.establishedSession("s1", SessionState.FAILED);
+    AtomicInteger marks = new AtomicInteger();
+    AtomicInteger restores = new AtomicInteger();
+    hooks.before("markStarting", () -> {
+      marks.incrementAndGet();
+      harness.fixtures.exec("DELETE FROM task_sessions WHERE id = ?", "s1");
+    });
+    hooks.before("restorePriorState", restores::incrementAndGet);
+
+    ResumeFailure failure = harness.resumeFailing("s1", ResumeMode.RESUME);
+
+    assertThat(failure.step()).isEqualTo(ResumeStep.MARK_STARTING);
+    assertThat(failure.failureType()).isEqualTo(FailureType.SESSION_NOT_FOUND.type());
+    assertThat(failure.sessionState()).isNull();
+    assertThat(failure.recoveryActions()).isEmpty();
+    assertThat(failure.message()).contains("unknown session 's1'");
+    assertThat(marks).hasValue(1);
+    assertThat(restores).hasValue(1);
+    assertThat(harness.lockHeld("s1")).isFalse();
+  }
+
+  @Test
+  void aCompensationFencedOutByANewerResumeStopsQuietlyAndLeavesTheSessionToIt() throws Exception {
+    harness.establishedSession("s1", SessionState.FAILED);
+    AtomicInteger restores = new AtomicInteger();
+    hooks.after("launchAgent", ActivityHooks.fail("launchAgent"));
+    hooks.before("restorePriorState", () -> {
+      // This resume's lock expired meanwhile and a newer resume took it over.
+      if (restores.incrementAndGet() == 1) {
+        harness.fixtures.exec("DELETE FROM resume_locks WHERE session_id = ?", "s1");
+        assertThat(harness.components().locks.acquire("s1", "newer-resume", Duration.ofMinutes(5))).isPresent();
+      }
+    });
+
+    ResumeFailure failure = harness.resumeFailing("s1", ResumeMode.RESUME);
+
+    assertThat(failure.step()).isEqualTo(ResumeStep.LAUNCH_AGENT);
+    assertThat(failure.failureType()).isEqualTo("INJECTED_FAULT");
+    assertThat(restores).hasValue(1);
+    // The newer resume owns the session: left STARTING for it, under its lock.
+    assertThat(failure.sessionState()).isEqualTo(SessionState.STARTING);
+    assertThat(harness.state("s1")).isEqualTo(SessionState.STARTING);
+    assertThat(harness.transitions("s1")).last().isEqualTo("FAILED>STARTING");
+    assertThat(harness.components().locks.current("s1")).hasValueSatisfying(
+        lock -> assertThat(lock.owner()).isEqualTo("newer-resume"));
   }
 
   static Stream<Arguments> faults() {

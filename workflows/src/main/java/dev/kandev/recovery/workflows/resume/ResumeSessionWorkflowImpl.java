@@ -163,16 +163,19 @@ public class ResumeSessionWorkflowImpl implements ResumeSessionWorkflow {
 
   private ApplicationFailure failed(ResumeStep failedStep, String type, Attempt attempt, TemporalFailure cause) {
     boolean changedNothing = attempt.context == null;
+    // Deleted while the resume ran: no state to report and nothing left to resume.
+    boolean sessionGone = !changedNothing && FailureType.SESSION_NOT_FOUND.type().equals(type);
     ResumeOutcome outcome = changedNothing ? ResumeOutcome.REJECTED : ResumeOutcome.FAILED;
     Workflow.upsertTypedSearchAttributes(OUTCOME.valueSet(outcome.name()));
     count(outcome.name(), type);
-    SessionState state = attempt.restoredState != null ? attempt.restoredState
+    SessionState state = sessionGone ? null : attempt.restoredState != null ? attempt.restoredState
         : attempt.context != null ? attempt.context.priorState() : null;
-    List<ResumeMode> actions = changedNothing ? List.of()
+    List<ResumeMode> actions = changedNothing || sessionGone ? List.of()
         : attempt.hasToken() ? List.of(ResumeMode.RESUME, ResumeMode.START_FRESH) : List.of(ResumeMode.START_FRESH);
     ResumeFailure details = new ResumeFailure(request.sessionId(), failedStep, type, attempt.errorMessage, state, actions);
     // The whole story in the failure's message: the Web UI shows it first, above the details.
     String message = attempt.errorMessage + (changedNothing ? "; nothing was changed"
+        : sessionGone ? "; the session no longer exists"
         : "; session now " + state + "; recovery actions: "
             + (actions.isEmpty() ? "none" : String.join(", ", actions.stream().map(Enum::name).toList())));
     log.warn("{}", message);

@@ -3,6 +3,7 @@ package dev.kandev.recovery.workflows.resume;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.kandev.recovery.workflows.FailureType;
 import dev.kandev.recovery.workflows.RecoverySearchAttributes;
 import dev.kandev.recovery.workflows.model.GitCredentialSnapshot;
 import dev.kandev.recovery.workflows.model.SessionState;
@@ -45,9 +46,12 @@ class ResumeSagaOrderTest {
   }
 
   private ResumeResult run(ResumeMode mode) {
-    ResumeSessionWorkflow workflow = env.getWorkflowClient().newWorkflowStub(ResumeSessionWorkflow.class,
+    return stub().resume(new ResumeRequest("s1", mode, "user", "test"));
+  }
+
+  private ResumeSessionWorkflow stub() {
+    return env.getWorkflowClient().newWorkflowStub(ResumeSessionWorkflow.class,
         WorkflowOptions.newBuilder().setTaskQueue(QUEUE).setWorkflowId(ResumeRequest.workflowId("s1")).build());
-    return workflow.resume(new ResumeRequest("s1", mode, "user", "test"));
   }
 
   @Test
@@ -114,6 +118,20 @@ class ResumeSagaOrderTest {
     assertThat(recorder.calls).containsExactly("acquireResumeLock", "releaseResumeLock");
   }
 
+  @Test
+  void aCompensationFencedOutByANewerLockStopsQuietlyAndTheOthersStillRunOnce() {
+    recorder.failAt = "launchAgent";
+    recorder.fencedOutAt = "restoreCredentialSnapshot";
+
+    ApplicationFailure application = (ApplicationFailure) catchFailure().getCause();
+
+    assertThat(application.getType()).isEqualTo("INJECTED");
+    assertThat(application.getDetails().get(ResumeFailure.class).step()).isEqualTo(ResumeStep.LAUNCH_AGENT);
+    assertThat(recorder.calls).containsExactly("acquireResumeLock", "readResumeContext", "markStarting",
+        "issueCredentialLease", "persistCredentialSnapshot", "launchAgent",
+        "stopAgent", "restoreCredentialSnapshot", "revokeCredentialLeases", "restorePriorState", "releaseResumeLock");
+  }
+
   private WorkflowFailedException catchFailure() {
     try {
       run(ResumeMode.RESUME);
@@ -123,15 +141,22 @@ class ResumeSagaOrderTest {
     throw new AssertionError("the workflow did not fail");
   }
 
-  /** Records each activity call; fails non-retryably at {@link #failAt}. */
+  /**
+   * Records each activity call; fails non-retryably at {@link #failAt}, and as a newer lock holder
+   * would make it at {@link #fencedOutAt}.
+   */
   static final class Recorder implements ResumeLockActivities, SessionActivities, CredentialActivities, AgentActivities {
     final List<String> calls = new CopyOnWriteArrayList<>();
     volatile String failAt = "";
+    volatile String fencedOutAt = "";
 
     private void call(String name) {
       calls.add(name);
       if (name.equals(failAt)) {
         throw ApplicationFailure.newNonRetryableFailure("injected " + name + " failure", "INJECTED");
+      }
+      if (name.equals(fencedOutAt)) {
+        throw FailureType.RESUME_LOCK_LOST.failure("a newer resume holds the lock of session s1");
       }
     }
 
