@@ -132,6 +132,24 @@ class ResumeSagaOrderTest {
         "stopAgent", "restoreCredentialSnapshot", "revokeCredentialLeases", "restorePriorState", "releaseResumeLock");
   }
 
+  @Test
+  void theLaunchLineOfAStartFreshSaysSessionNewAfterTheStoredTokenWasCleared() {
+    ResumeSessionWorkflow fresh = stub();
+    fresh.resume(new ResumeRequest("s1", ResumeMode.START_FRESH, "user", "test"));
+
+    assertThat(fresh.progress().lines()).contains("LAUNCH_AGENT: session/new")
+        .noneSatisfy(line -> assertThat(line).contains("session/load"));
+  }
+
+  @Test
+  void theLaunchLineOfAResumeNamesTheTokenItLoads() {
+    ResumeSessionWorkflow resume = stub();
+    resume.resume(new ResumeRequest("s1", ResumeMode.RESUME, "user", "test"));
+
+    assertThat(resume.progress().lines()).contains("LAUNCH_AGENT: session/load tok-1")
+        .noneSatisfy(line -> assertThat(line).contains("session/new"));
+  }
+
   private WorkflowFailedException catchFailure() {
     try {
       run(ResumeMode.RESUME);
