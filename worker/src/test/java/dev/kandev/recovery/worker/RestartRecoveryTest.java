@@ -14,6 +14,7 @@ import dev.kandev.recovery.activities.testing.TestAgent;
 import dev.kandev.recovery.activities.testing.TestDatabase;
 import dev.kandev.recovery.workflows.model.ReviewBucket;
 import dev.kandev.recovery.workflows.model.SessionState;
+import dev.kandev.recovery.workflows.model.TaskState;
 import dev.kandev.recovery.workflows.resume.ResumeMode;
 import dev.kandev.recovery.workflows.resume.ResumeResult;
 import java.nio.file.Path;
@@ -63,7 +64,7 @@ class RestartRecoveryTest {
     List<String> sinceRestart = harness.transitions("s1").subList(eventsBeforeRestart, harness.transitions("s1").size());
     assertThat(sinceRestart).containsExactly("WAITING_FOR_INPUT>STARTING", "STARTING>WAITING_FOR_INPUT");
     assertThat(sinceRestart).allSatisfy(step ->
-        assertThat(ReviewBucket.classify(SessionState.parse(step.substring(step.indexOf('>') + 1)), "REVIEW"))
+        assertThat(ReviewBucket.classify(SessionState.parse(step.substring(step.indexOf('>') + 1)), TaskState.REVIEW))
             .as("bucket at %s", step)
             .isEqualTo(ReviewBucket.REVIEW));
   }
@@ -74,14 +75,14 @@ class RestartRecoveryTest {
     List<TranscriptEntry> transcript = transcripts.list("s1");
     // The backend died after persisting the response but before the lifecycle settled.
     harness.components().sessions.transition("s1", Set.of(WAITING_FOR_INPUT), RUNNING, "turn", "", Fence.none());
-    harness.components().tasks.transitionTask(ResumeHarness.taskOf("s1"), Set.of("REVIEW"), "IN_PROGRESS");
+    harness.components().tasks.transitionTask(ResumeHarness.taskOf("s1"), Set.of(TaskState.REVIEW), TaskState.IN_PROGRESS);
     backendDiesWithItsAgent("s1");
 
     restartAndAwaitAutomaticResume("s1");
 
     assertThat(harness.state("s1")).isEqualTo(WAITING_FOR_INPUT);
-    assertThat(harness.components().tasks.taskState(ResumeHarness.taskOf("s1"))).contains("REVIEW");
-    assertThat(ReviewBucket.classify(WAITING_FOR_INPUT, "REVIEW")).isEqualTo(ReviewBucket.REVIEW);
+    assertThat(harness.components().tasks.taskState(ResumeHarness.taskOf("s1"))).contains(TaskState.REVIEW);
+    assertThat(ReviewBucket.classify(WAITING_FOR_INPUT, TaskState.REVIEW)).isEqualTo(ReviewBucket.REVIEW);
     assertThat(transcripts.list("s1")).isEqualTo(transcript);
   }
 
@@ -119,7 +120,7 @@ class RestartRecoveryTest {
     String token = harness.resume(sessionId, ResumeMode.START_FRESH).providerSessionId();
     var turn = harness.components().agentHost().prompt(sessionId, "hello");
     assertThat(turn.stopReason()).isEqualTo("end_turn");
-    assertThat(harness.components().tasks.taskState(ResumeHarness.taskOf(sessionId))).contains("REVIEW");
+    assertThat(harness.components().tasks.taskState(ResumeHarness.taskOf(sessionId))).contains(TaskState.REVIEW);
     assertThat(transcripts.list(sessionId)).extracting(TranscriptEntry::role).contains("user", "agent");
     return token;
   }

@@ -16,6 +16,7 @@ import dev.kandev.recovery.activities.store.TranscriptMessage;
 import dev.kandev.recovery.activities.store.TranscriptStore;
 import dev.kandev.recovery.activities.store.TransitionResult;
 import dev.kandev.recovery.workflows.model.AgentFailureClass;
+import dev.kandev.recovery.workflows.model.TaskState;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -25,7 +26,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -49,9 +49,6 @@ public final class AgentHost implements AutoCloseable {
   /** How long a closed transport is given to turn into an exit code. */
   private static final Duration EXIT_OBSERVATION = Duration.ofSeconds(2);
   private static final int STORED_ERROR_CHARS = 2000;
-  /** Task states a prompt turn moves to IN_PROGRESS from. */
-  private static final Set<String> TASK_STATES_BEFORE_TURN =
-      Set.of("TODO", "CREATED", "SCHEDULING", "REVIEW", "BLOCKED", "WAITING_FOR_INPUT");
 
   private final SessionStore sessions;
   private final TaskStore tasks;
@@ -376,7 +373,7 @@ public final class AgentHost implements AutoCloseable {
         throw new IllegalStateException(
             "session " + sessionId + " is " + started.now() + "; a prompt turn starts from WAITING_FOR_INPUT");
       }
-      tasks.transitionTask(taskId, TASK_STATES_BEFORE_TURN, "IN_PROGRESS");
+      tasks.transitionTask(taskId, TaskState.BEFORE_TURN, TaskState.IN_PROGRESS);
       int persisted = transcripts.appendLive(sessionId, List.of(new TranscriptMessage("user", text, null)));
       agent.collector.start();
       try {
@@ -433,7 +430,7 @@ public final class AgentHost implements AutoCloseable {
 
   /** The turn's response is persisted before this: REVIEW first, then the session settles. */
   private void settle(String sessionId, String taskId, String reason, String error) {
-    tasks.transitionTask(taskId, Set.of("IN_PROGRESS"), "REVIEW");
+    tasks.transitionTask(taskId, EnumSet.of(TaskState.IN_PROGRESS), TaskState.REVIEW);
     TransitionResult settled = sessions.transition(
         sessionId, EnumSet.of(RUNNING), WAITING_FOR_INPUT, reason, error, Fence.none());
     if (!settled.won()) {

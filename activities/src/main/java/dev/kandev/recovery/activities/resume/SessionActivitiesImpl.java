@@ -18,6 +18,7 @@ import dev.kandev.recovery.activities.store.WorkerPresenceStore;
 import dev.kandev.recovery.workflows.FailureType;
 import dev.kandev.recovery.workflows.model.GitCredentialSnapshot;
 import dev.kandev.recovery.workflows.model.SessionState;
+import dev.kandev.recovery.workflows.model.TaskState;
 import dev.kandev.recovery.workflows.resume.ResumeContext;
 import dev.kandev.recovery.workflows.resume.ResumeMode;
 import dev.kandev.recovery.workflows.resume.SessionActivities;
@@ -31,7 +32,6 @@ import org.slf4j.LoggerFactory;
 public final class SessionActivitiesImpl implements SessionActivities {
   static final String SNAPSHOT_KEY = "git_credential_snapshot";
   private static final Logger log = LoggerFactory.getLogger(SessionActivitiesImpl.class);
-  private static final Set<String> TASK_STATES_SETTLING_TO_REVIEW = Set.of("IN_PROGRESS", "SCHEDULING");
 
   private final SessionStore sessions;
   private final ResumeLockStore locks;
@@ -135,7 +135,7 @@ public final class SessionActivitiesImpl implements SessionActivities {
       requireWon(sessionId, result.outcome(), result.now(), "settling at WAITING_FOR_INPUT");
     }
     // The turn is finished: the task belongs in the review ("Turn Finished") bucket.
-    tasks.transitionTask(sessions.get(sessionId).taskId(), TASK_STATES_SETTLING_TO_REVIEW, "REVIEW");
+    tasks.transitionTask(sessions.get(sessionId).taskId(), TaskState.TURN_UNDER_WAY, TaskState.REVIEW);
     return SessionState.WAITING_FOR_INPUT;
   }
 

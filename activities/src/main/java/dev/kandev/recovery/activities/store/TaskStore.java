@@ -1,5 +1,6 @@
 package dev.kandev.recovery.activities.store;
 
+import dev.kandev.recovery.workflows.model.TaskState;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.util.Optional;
@@ -14,7 +15,7 @@ public final class TaskStore {
     this.dataSource = dataSource;
   }
 
-  public void createTask(String taskId, String workspaceId, String title, String state) {
+  public void createTask(String taskId, String workspaceId, String title, TaskState state) {
     Sql.inTransaction(
         dataSource,
         "create task " + taskId,
@@ -24,7 +25,7 @@ public final class TaskStore {
             insert.setString(1, taskId);
             insert.setString(2, workspaceId);
             insert.setString(3, title);
-            insert.setString(4, state);
+            insert.setString(4, state.name());
             return insert.executeUpdate();
           }
         });
@@ -53,8 +54,8 @@ public final class TaskStore {
     return column(taskId, "workspace_id");
   }
 
-  public Optional<String> taskState(String taskId) {
-    return column(taskId, "state");
+  public Optional<TaskState> taskState(String taskId) {
+    return column(taskId, "state").map(TaskState::parse);
   }
 
   private Optional<String> column(String taskId, String column) {
@@ -72,7 +73,7 @@ public final class TaskStore {
   }
 
   /** Compare-and-set of the task state; true if it moved. */
-  public boolean transitionTask(String taskId, Set<String> expected, String target) {
+  public boolean transitionTask(String taskId, Set<TaskState> expected, TaskState target) {
     return Sql.inTransaction(
         dataSource,
         "transition task " + taskId + " to " + target,
@@ -80,9 +81,9 @@ public final class TaskStore {
           try (PreparedStatement update =
               c.prepareStatement(
                   "UPDATE tasks SET state = ?, updated_at = now() WHERE id = ? AND state = ANY(?)")) {
-            update.setString(1, target);
+            update.setString(1, target.name());
             update.setString(2, taskId);
-            update.setArray(3, c.createArrayOf("text", expected.toArray()));
+            update.setArray(3, c.createArrayOf("text", expected.stream().map(Enum::name).toArray()));
             return update.executeUpdate() == 1;
           }
         });

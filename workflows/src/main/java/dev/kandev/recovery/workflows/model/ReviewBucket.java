@@ -1,5 +1,6 @@
 package dev.kandev.recovery.workflows.model;
 
+import java.util.EnumSet;
 import java.util.Set;
 
 /**
@@ -11,18 +12,17 @@ public enum ReviewBucket {
   IN_PROGRESS,
   BACKLOG;
 
-  private static final Set<String> REVIEW_TASK_STATES = Set.of("REVIEW", "COMPLETED");
-  private static final Set<String> IN_PROGRESS_TASK_STATES = Set.of("IN_PROGRESS", "SCHEDULING");
+  private static final Set<TaskState> REVIEW_TASK_STATES = EnumSet.of(TaskState.REVIEW, TaskState.COMPLETED);
 
   /** @param sessionState null when the task has no session */
-  public static ReviewBucket classify(SessionState sessionState, String taskState) {
+  public static ReviewBucket classify(SessionState sessionState, TaskState taskState) {
     if (sessionState == null
         || ((sessionState == SessionState.CREATED || sessionState == SessionState.STARTING) && taskState != null)) {
       // While a session (re)starts, the task state decides: a resumed REVIEW task stays in review.
       if (REVIEW_TASK_STATES.contains(taskState)) {
         return REVIEW;
       }
-      return IN_PROGRESS_TASK_STATES.contains(taskState) ? IN_PROGRESS : BACKLOG;
+      return TaskState.TURN_UNDER_WAY.contains(taskState) ? IN_PROGRESS : BACKLOG;
     }
     return switch (sessionState) {
       case WAITING_FOR_INPUT, COMPLETED, FAILED, CANCELLED -> REVIEW;
