@@ -1,7 +1,7 @@
 package dev.kandev.recovery.activities.acp;
 
+import dev.kandev.recovery.activities.process.OutputTail;
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
@@ -9,26 +9,18 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * One agent child process: started from argv without a shell in a process session of its own,
  * stderr kept as a bounded tail.
  */
 final class AgentProcess {
-  private static final Logger log = LoggerFactory.getLogger(AgentProcess.class);
-  static final int STDERR_TAIL_BYTES = 8 * 1024;
-
   private final Process process;
-  private final BoundedTail stderr = new BoundedTail(STDERR_TAIL_BYTES);
-  private final Thread stderrPump;
+  private final OutputTail stderr;
 
   private AgentProcess(Process process, String name) {
     this.process = process;
-    this.stderrPump = new Thread(this::pumpStderr, "agent-stderr-" + name);
-    this.stderrPump.setDaemon(true);
-    this.stderrPump.start();
+    this.stderr = OutputTail.drain(process.getErrorStream(), "agent-stderr-" + name);
   }
 
   /** Starts the process; an {@link IOException} means it could not be started at all. */
@@ -68,18 +60,6 @@ final class AgentProcess {
     }
   }
 
-  private void pumpStderr() {
-    byte[] buffer = new byte[4096];
-    try (InputStream in = process.getErrorStream()) {
-      int n;
-      while ((n = in.read(buffer)) > 0) {
-        stderr.write(buffer, 0, n);
-      }
-    } catch (IOException e) {
-      log.debug("agent stderr closed: {}", e.getMessage());
-    }
-  }
-
   Process process() {
     return process;
   }
@@ -88,14 +68,10 @@ final class AgentProcess {
     return process.pid();
   }
 
-  /** The stderr tail, complete if the process has exited (waits briefly for the pump to drain). */
+  /** The stderr tail, complete if the process has exited (waits briefly for the reader to drain). */
   String stderrTail() {
     if (!process.isAlive()) {
-      try {
-        stderrPump.join(1000);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
+      stderr.awaitEnd(Duration.ofSeconds(1));
     }
     return stderr.text();
   }

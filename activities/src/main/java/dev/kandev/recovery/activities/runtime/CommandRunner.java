@@ -1,5 +1,6 @@
 package dev.kandev.recovery.activities.runtime;
 
+import dev.kandev.recovery.activities.process.OutputTail;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
@@ -28,19 +29,17 @@ public final class CommandRunner {
     } catch (IOException ignored) {
       // nothing to close
     }
-    OutputTail out = new OutputTail();
-    OutputTail err = new OutputTail();
-    Thread outReader = out.drain(process.getInputStream(), "npm-stdout-" + process.pid());
-    Thread errReader = mergeStderr ? null : err.drain(process.getErrorStream(), "npm-stderr-" + process.pid());
+    OutputTail out = OutputTail.drain(process.getInputStream(), "npm-stdout-" + process.pid());
+    OutputTail err = mergeStderr ? null : OutputTail.drain(process.getErrorStream(), "npm-stderr-" + process.pid());
     boolean timedOut = false;
     try {
       if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
         timedOut = true;
         ProcessTrees.kill(process);
       }
-      outReader.join(2_000);
-      if (errReader != null) {
-        errReader.join(2_000);
+      out.awaitEnd(Duration.ofSeconds(2));
+      if (err != null) {
+        err.awaitEnd(Duration.ofSeconds(2));
       }
     } catch (InterruptedException e) {
       ProcessTrees.kill(process);
@@ -48,6 +47,6 @@ public final class CommandRunner {
       throw new IllegalStateException("interrupted while running " + argv.get(0), e);
     }
     int exit = timedOut ? -1 : process.exitValue();
-    return new CommandResult(argv, exit, timedOut, Duration.ofNanos(System.nanoTime() - started), out.lines(), err.lines());
+    return new CommandResult(argv, exit, timedOut, Duration.ofNanos(System.nanoTime() - started), out.lines(), err == null ? List.of() : err.lines());
   }
 }

@@ -7,6 +7,7 @@ import dev.kandev.recovery.activities.acp.AcpConnection;
 import dev.kandev.recovery.activities.acp.AcpError;
 import dev.kandev.recovery.activities.acp.AcpRemoteException;
 import dev.kandev.recovery.activities.acp.AcpTransportClosedException;
+import dev.kandev.recovery.activities.process.OutputTail;
 import dev.kandev.recovery.workflows.runtime.ProbeInfo;
 import java.io.IOException;
 import java.time.Duration;
@@ -41,8 +42,7 @@ public final class StdioAcpProbe implements AcpProbe {
     } catch (IOException e) {
       throw new ProbeFailedException("cannot start " + argv.get(0) + ": " + e.getMessage());
     }
-    OutputTail stderr = new OutputTail();
-    Thread stderrReader = stderr.drain(process.getErrorStream(), "acp-probe-stderr-" + process.pid());
+    OutputTail stderr = OutputTail.drain(process.getErrorStream(), "acp-probe-stderr-" + process.pid());
     try (AcpConnection connection = new AcpConnection(
         "runtime-probe-" + process.pid(), process.getInputStream(), process.getOutputStream(), json,
         (method, params) -> {},
@@ -52,9 +52,9 @@ public final class StdioAcpProbe implements AcpProbe {
       return check(connection.request("initialize", initializeParams(), timeout));
     } catch (AcpTransportClosedException e) {
       throw new ProbeFailedException(
-          "the agent closed its stdout before answering initialize" + exit(process) + tail(stderrReader, stderr));
+          "the agent closed its stdout before answering initialize" + exit(process) + tail(stderr, true));
     } catch (TimeoutException e) {
-      throw new ProbeFailedException("no initialize answer within " + timeout.toSeconds() + "s" + tail(null, stderr));
+      throw new ProbeFailedException("no initialize answer within " + timeout.toSeconds() + "s" + tail(stderr, false));
     } catch (AcpRemoteException e) {
       throw new ProbeFailedException("initialize returned error " + e.error().describe());
     } catch (InterruptedException e) {
@@ -100,13 +100,9 @@ public final class StdioAcpProbe implements AcpProbe {
   }
 
   /** The last stderr lines; after an exit, waits briefly for the reader to reach EOF. */
-  private static String tail(Thread reader, OutputTail stderr) {
-    if (reader != null) {
-      try {
-        reader.join(1_000);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
+  private static String tail(OutputTail stderr, boolean exited) {
+    if (exited) {
+      stderr.awaitEnd(Duration.ofSeconds(1));
     }
     List<String> lines = stderr.lines();
     return lines.isEmpty() ? "" : "; stderr: " + String.join(" / ", lines.subList(Math.max(0, lines.size() - 3), lines.size()));
