@@ -9,40 +9,17 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeoutException;
 
 /**
- * The client → agent requests of ACP v1 with their exact wire names (schema of
- * {@code @agentclientprotocol/sdk} 2.4.0, protocol version 1).
+ * The client → agent session requests of ACP v1 with their exact wire names (schema of
+ * {@code @agentclientprotocol/sdk} 2.4.0, protocol version 1); {@code initialize} is {@link
+ * AcpHandshake}.
  */
 final class AcpProtocol {
-  static final int PROTOCOL_VERSION = 1;
-  static final String CLIENT_NAME = "kandev-recovery";
-  static final String CLIENT_VERSION = "0.1.0";
-
-  /** What {@code initialize} told about the agent. */
-  record AgentInfo(int protocolVersion, String name, String version, boolean loadSession, JsonNode authMethods) {}
-
   private final AcpConnection connection;
   private final ObjectMapper json;
 
   AcpProtocol(AcpConnection connection, ObjectMapper json) {
     this.connection = connection;
     this.json = json;
-  }
-
-  AgentInfo initialize(Duration timeout)
-      throws AcpRemoteException, AcpTransportClosedException, TimeoutException, InterruptedException {
-    ObjectNode params = json.createObjectNode().put("protocolVersion", PROTOCOL_VERSION);
-    ObjectNode capabilities = params.putObject("clientCapabilities");
-    capabilities.putObject("fs").put("readTextFile", true).put("writeTextFile", true);
-    capabilities.put("terminal", false);
-    params.putObject("clientInfo").put("name", CLIENT_NAME).put("version", CLIENT_VERSION);
-    JsonNode result = connection.request("initialize", params, timeout);
-    JsonNode agentInfo = result.path("agentInfo");
-    return new AgentInfo(
-        result.path("protocolVersion").asInt(-1),
-        agentInfo.path("name").asText("unknown"),
-        agentInfo.path("version").asText("unknown"),
-        result.path("agentCapabilities").path("loadSession").asBoolean(false),
-        result.path("authMethods"));
   }
 
   void loadSession(String sessionId, Path cwd, Duration timeout)

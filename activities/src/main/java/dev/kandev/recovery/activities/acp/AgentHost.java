@@ -167,7 +167,7 @@ public final class AgentHost implements AutoCloseable {
     RunningAgent agent = new RunningAgent(sessionId, executionId, process, secrets);
     agent.connect(new ClientRequests(sessionId, workspace, permissions, json), json);
     try {
-      AcpProtocol.AgentInfo info = initialize(agent);
+      AcpHandshake.AgentInfo info = initialize(agent);
       int replayed = 0;
       boolean loaded = identity.hasToken();
       if (loaded) {
@@ -233,35 +233,20 @@ public final class AgentHost implements AutoCloseable {
     return process;
   }
 
-  private AcpProtocol.AgentInfo initialize(RunningAgent agent) {
-    AcpProtocol.AgentInfo info;
+  private AcpHandshake.AgentInfo initialize(RunningAgent agent) {
     try {
-      info = agent.protocol.initialize(timeouts.initialize());
-    } catch (AcpTransportClosedException e) {
-      if (agent.process.exitCodeWithin(EXIT_OBSERVATION) != null) {
-        throw failure(agent, AgentFailureClass.AGENT_EXITED_BEFORE_INITIALIZE,
-            "the agent process exited before answering initialize", null, e);
-      }
-      throw failure(agent, AgentFailureClass.AGENT_INITIALIZE_FAILED,
-          "the agent closed its stdout before answering initialize", null, e);
-    } catch (TimeoutException e) {
-      throw failure(agent, AgentFailureClass.AGENT_INITIALIZE_FAILED,
-          "initialize was not answered within " + timeouts.initialize(), null, e);
-    } catch (AcpRemoteException e) {
-      throw failure(agent, AgentFailureClass.AGENT_INITIALIZE_FAILED,
-          "the agent answered initialize with an error", e.error(), e);
+      return AcpHandshake.initialize(agent.connection, agent.process.process(), true, timeouts.initialize(), json);
+    } catch (AcpHandshake.Failure e) {
+      AgentFailureClass failureClass = e.kind() == AcpHandshake.FailureKind.EXITED
+          ? AgentFailureClass.AGENT_EXITED_BEFORE_INITIALIZE
+          : AgentFailureClass.AGENT_INITIALIZE_FAILED;
+      throw failure(agent, failureClass, e.getMessage(), e.acpError(), e);
     } catch (InterruptedException e) {
       throw interrupted(agent, "initialize");
     }
-    if (info.protocolVersion() != AcpProtocol.PROTOCOL_VERSION) {
-      throw failure(agent, AgentFailureClass.AGENT_INITIALIZE_FAILED,
-          "the agent answered initialize with ACP protocol version " + info.protocolVersion()
-              + "; this client speaks " + AcpProtocol.PROTOCOL_VERSION, null, null);
-    }
-    return info;
   }
 
-  private int load(RunningAgent agent, AcpProtocol.AgentInfo info, String token, Path workspace) {
+  private int load(RunningAgent agent, AcpHandshake.AgentInfo info, String token, Path workspace) {
     if (!info.loadSession()) {
       throw failure(agent, AgentFailureClass.AGENT_CANNOT_LOAD_SESSIONS,
           "a resume token is stored but agent " + info.name() + " " + info.version()

@@ -46,7 +46,7 @@ class RuntimeAcpProbeTest {
     long started = System.nanoTime();
     assertThatThrownBy(() -> probe.probe(agent("hang-initialize"), env(), Duration.ofSeconds(2)))
         .isInstanceOf(AcpProbe.ProbeFailedException.class)
-        .hasMessageContaining("no initialize answer within 2s");
+        .hasMessageContaining("initialize was not answered within PT2S");
     assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(15));
   }
 
