@@ -1,6 +1,7 @@
 package dev.kandev.recovery.worker;
 
 import dev.kandev.recovery.activities.acp.AgentHost;
+import dev.kandev.recovery.activities.acp.AgentHostSettings;
 import dev.kandev.recovery.activities.acp.AgentProfiles;
 import dev.kandev.recovery.activities.acp.UnownedAgentReaper;
 import dev.kandev.recovery.activities.credentials.CredentialBroker;
@@ -91,8 +92,8 @@ public final class Components implements AutoCloseable {
     this.broker = CredentialBroker.create(dataSource, Json.mapper(), settings.gitHubApp(), Clock.systemUTC());
     this.redemption = CredentialRedemptionServer.start(broker, settings.credentialBrokerPort());
     this.credentialEnvironment = new GitCredentialEnvironment(redemption.url(), installCredentialHelper());
-    this.agentHost = AgentHost.create(dataSource, this.agentProfiles, settings.acpTimeouts(), settings.host(),
-        settings.workerInstance(), settings.permissionPolicy());
+    this.agentHost = AgentHost.create(dataSource, new AgentHostSettings(settings.host(), settings.workerInstance(),
+        this.agentProfiles, settings.acpTimeouts(), settings.permissionPolicy()));
     this.executors = new ExecutorsRunningStore(dataSource);
     UnownedAgentReaper reaper = new UnownedAgentReaper(agentHost, sessions, executors);
     this.reaping = Periodic.every(settings.agentReapInterval(), "unowned-agent-reaper",

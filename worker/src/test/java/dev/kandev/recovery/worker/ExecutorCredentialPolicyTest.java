@@ -90,7 +90,7 @@ class ExecutorCredentialPolicyTest {
     assertThat(snapshot("byo").path("policy").asText()).isEqualTo("none");
     assertThat(snapshot("byo").path("source").asText()).isEqualTo("executor");
     assertThat(harness.fixtures.count("SELECT count(*) FROM credential_leases WHERE session_id = 'byo'")).isZero();
-    String reply = harness.components().agentHost().prompt("byo", "env:KANDEV_CREDENTIAL_LEASE").responseText();
+    String reply = harness.prompt("byo", "env:KANDEV_CREDENTIAL_LEASE").responseText();
     assertThat(reply).contains("KANDEV_CREDENTIAL_LEASE=<unset>");
   }
 
@@ -105,7 +105,7 @@ class ExecutorCredentialPolicyTest {
    */
   private TokenRequest tokenTheAgentsGitGets(String sessionId) {
     int before = harness.github.issued().size();
-    String reply = harness.components().agentHost().prompt(sessionId, "git-credential:github.com/acme/widgets")
+    String reply = harness.prompt(sessionId, "git-credential:github.com/acme/widgets")
         .responseText();
     assertThat(reply).contains("username=x-access-token").doesNotContain("password-length=0");
     List<TokenRequest> issued = harness.github.issued();

@@ -118,7 +118,7 @@ class RestartRecoveryTest {
     harness.fixtures.task(ResumeHarness.taskOf(sessionId), ResumeHarness.WORKSPACE, "IN_PROGRESS")
         .session(sessionId, ResumeHarness.taskOf(sessionId), TestAgent.AGENT_ID, CREATED, "{}");
     String token = harness.resume(sessionId, ResumeMode.START_FRESH).providerSessionId();
-    var turn = harness.components().agentHost().prompt(sessionId, "hello");
+    var turn = harness.prompt(sessionId, "hello");
     assertThat(turn.stopReason()).isEqualTo("end_turn");
     assertThat(harness.components().tasks.taskState(ResumeHarness.taskOf(sessionId))).contains(TaskState.REVIEW);
     assertThat(transcripts.list(sessionId)).extracting(TranscriptEntry::role).contains("user", "agent");

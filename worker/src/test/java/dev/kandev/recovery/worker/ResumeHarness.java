@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kandev.recovery.activities.acp.AgentProfile;
 import dev.kandev.recovery.activities.acp.AgentProfiles;
+import dev.kandev.recovery.activities.acp.PromptTurns;
+import dev.kandev.recovery.activities.acp.TurnResult;
 import dev.kandev.recovery.activities.store.Fence;
 import dev.kandev.recovery.activities.store.SessionIdentity;
 import dev.kandev.recovery.activities.testing.CredentialFixtures;
@@ -193,6 +195,11 @@ final class ResumeHarness implements AutoCloseable {
   /** A task in {@link #WORKSPACE} with one session of the test agent, in {@code state}, never launched. */
   void newSession(String sessionId, SessionState state) {
     fixtures.task(taskOf(sessionId), WORKSPACE, "REVIEW").session(sessionId, taskOf(sessionId), TestAgent.AGENT_ID, state, "{}");
+  }
+
+  /** A prompt turn with the session's agent on the worker that runs now, as Kandev runs one. */
+  TurnResult prompt(String sessionId, String text) {
+    return new PromptTurns(components().agentHost(), components().database().dataSource()).prompt(sessionId, text);
   }
 
   static String taskOf(String sessionId) {

@@ -123,10 +123,10 @@ class ResumeSessionWorkflowTest {
     assertThat(result.providerSessionId()).isEqualTo(token);
     assertThat(harness.transitions("s1")).endsWith("FAILED>STARTING", "STARTING>WAITING_FOR_INPUT");
     // The launched agent's own git asks the broker through the project's credential helper.
-    String reply = harness.components().agentHost().prompt("s1", "git-credential:github.com/acme/widgets").responseText();
+    String reply = harness.prompt("s1", "git-credential:github.com/acme/widgets").responseText();
     assertThat(reply).contains("username=x-access-token").doesNotContain("password-length=0");
     assertThat(harness.github.issued()).hasSize(1);
-    String leaseReply = harness.components().agentHost().prompt("s1", "env:KANDEV_CREDENTIAL_LEASE").responseText();
+    String leaseReply = harness.prompt("s1", "env:KANDEV_CREDENTIAL_LEASE").responseText();
     String leaseToken = leaseReply.replaceAll("(?s).*KANDEV_CREDENTIAL_LEASE=([A-Za-z0-9_-]{43}).*", "$1");
     assertThat(leaseToken).hasSize(43);
     harness.knownSecret(leaseToken);

@@ -153,11 +153,6 @@ public final class AcpConnection implements AutoCloseable {
     }
   }
 
-  /** Completes when the agent's stdout reached EOF (or reading it failed). */
-  public CompletableFuture<Void> closedFuture() {
-    return closed;
-  }
-
   public boolean isClosed() {
     return closed.isDone();
   }

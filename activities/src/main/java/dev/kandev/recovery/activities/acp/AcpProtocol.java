@@ -1,11 +1,9 @@
 package dev.kandev.recovery.activities.acp;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeoutException;
 
 /**
@@ -32,17 +30,6 @@ final class AcpProtocol {
   String newSession(Path cwd, Duration timeout)
       throws AcpRemoteException, AcpTransportClosedException, TimeoutException, InterruptedException {
     return connection.request("session/new", sessionParams(cwd), timeout).path("sessionId").asText("");
-  }
-
-  /** Sends {@code session/prompt}; the answer carries the {@code stopReason}. */
-  CompletableFuture<JsonNode> promptAsync(String sessionId, String text) {
-    ObjectNode params = json.createObjectNode().put("sessionId", sessionId);
-    params.putArray("prompt").addObject().put("type", "text").put("text", text);
-    return connection.requestAsync("session/prompt", params);
-  }
-
-  void cancel(String sessionId) throws AcpTransportClosedException {
-    connection.notify("session/cancel", json.createObjectNode().put("sessionId", sessionId));
   }
 
   private ObjectNode sessionParams(Path cwd) {

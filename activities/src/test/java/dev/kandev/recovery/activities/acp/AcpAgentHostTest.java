@@ -67,7 +67,7 @@ class AcpAgentHostTest {
   void promptTurnRunsThroughRunningAndPersistsTheResponseBeforeTheSessionSettles() {
     launched("normal");
 
-    TurnResult turn = harness.host.prompt(SESSION, "fix the bug");
+    TurnResult turn = harness.turns.prompt(SESSION, "fix the bug");
 
     assertThat(turn.stopReason()).isEqualTo("end_turn");
     assertThat(turn.responseText()).isEqualTo("Working on: fix the bug");
@@ -90,7 +90,7 @@ class AcpAgentHostTest {
     launched("normal");
     db.fixtures().exec("UPDATE task_sessions SET state = 'RUNNING' WHERE id = ?", SESSION);
 
-    assertThatThrownBy(() -> harness.host.prompt(SESSION, "hi"))
+    assertThatThrownBy(() -> harness.turns.prompt(SESSION, "hi"))
         .isInstanceOf(IllegalStateException.class).hasMessageContaining("is RUNNING");
     assertThat(harness.messages(SESSION)).isZero();
   }
@@ -98,12 +98,12 @@ class AcpAgentHostTest {
   @Test
   void cancelTurnEndsASlowTurnWithStopReasonCancelled() throws Exception {
     launched("slow-turn");
-    CompletableFuture<TurnResult> turn = CompletableFuture.supplyAsync(() -> harness.host.prompt(SESSION, "slow"));
+    CompletableFuture<TurnResult> turn = CompletableFuture.supplyAsync(() -> harness.turns.prompt(SESSION, "slow"));
     AcpHarness.await("the turn to be running", Duration.ofSeconds(15), () -> "RUNNING".equals(sessionState()));
     AcpHarness.await("the first chunk", Duration.ofSeconds(15),
         () -> db.fixtures().string("SELECT state FROM tasks WHERE id = ?", TASK).equals("IN_PROGRESS"));
 
-    harness.host.cancelTurn(SESSION);
+    harness.turns.cancelTurn(SESSION);
 
     TurnResult result = turn.get(15, TimeUnit.SECONDS);
     assertThat(result.stopReason()).isEqualTo("cancelled");
@@ -116,7 +116,7 @@ class AcpAgentHostTest {
   void crashMidTurnIsRecordedAndTheSessionSettlesWithTheErrorKeepingTheToken() throws Exception {
     LaunchResult launch = launched("crash-mid-turn");
 
-    AgentTurnException e = catchThrowableOfType(AgentTurnException.class, () -> harness.host.prompt(SESSION, "boom"));
+    AgentTurnException e = catchThrowableOfType(AgentTurnException.class, () -> harness.turns.prompt(SESSION, "boom"));
 
     assertThat(e.exitCode()).isEqualTo(5);
     assertThat(e.stderrTail()).contains("crashing mid-turn as configured");
@@ -149,7 +149,7 @@ class AcpAgentHostTest {
     assertThat(harness.executors.claimedBy(AcpHarness.HOST, AcpHarness.INSTANCE)).isEmpty();
     assertThat(harness.host.isRunning(SESSION)).isFalse();
     harness.assertTokenUnchanged(SESSION, token);
-    assertThatThrownBy(() -> harness.host.prompt(SESSION, "hi")).isInstanceOf(IllegalStateException.class);
+    assertThatThrownBy(() -> harness.turns.prompt(SESSION, "hi")).isInstanceOf(IllegalStateException.class);
   }
 
   @Test
@@ -168,6 +168,24 @@ class AcpAgentHostTest {
     harness.assertTokenUnchanged(SESSION, token);
   }
 
+
+  /** The worker's cap on running agents learns of each stop: by the worker, or on the agent's own. */
+  @Test
+  void stopListenersHearOfEveryAgentThatStopsHoweverItStops() throws Exception {
+    LaunchResult first = launched("normal");
+    List<String> stopped = new java.util.concurrent.CopyOnWriteArrayList<>();
+    harness.host.onAgentStopped((sessionId, executionId) -> stopped.add(sessionId + "/" + executionId));
+
+    harness.host.stop(SESSION);
+    harness.host.stop(SESSION);
+    assertThat(stopped).containsExactly(SESSION + "/" + first.executionId());
+
+    LaunchResult second = harness.launch(SESSION, workspace);
+    ProcessHandle.of(second.pid()).orElseThrow().destroyForcibly();
+    AcpHarness.await("the exit to be heard of", Duration.ofSeconds(15), () -> stopped.size() == 2);
+    assertThat(stopped).containsExactly(SESSION + "/" + first.executionId(), SESSION + "/" + second.executionId());
+    assertThat(harness.host.runningExecutions()).isEmpty();
+  }
 
   /** A terminal's Ctrl-C goes to the worker's process group: the agent must not be in it (the worker stops it). */
   @Test
@@ -341,13 +359,13 @@ class AcpAgentHostTest {
   @Test
   void permissionRequestsAreAnsweredByPolicy() {
     launched("normal", "--ask-permission");
-    assertThat(harness.host.prompt(SESSION, "edit").responseText()).contains("[permission: allow]");
+    assertThat(harness.turns.prompt(SESSION, "edit").responseText()).contains("[permission: allow]");
     harness.close();
 
     harness = new AcpHarness(db, AgentProfiles.of(TestAgent.profile("normal", stateDir, "--ask-permission")),
         AcpHarness.TIMEOUTS, PermissionPolicy.REJECT);
     harness.launch(SESSION, workspace);
-    assertThat(harness.host.prompt(SESSION, "edit").responseText()).contains("[permission: reject]");
+    assertThat(harness.turns.prompt(SESSION, "edit").responseText()).contains("[permission: reject]");
   }
 
   @Test
@@ -358,20 +376,20 @@ class AcpAgentHostTest {
     Files.writeString(outside, "secret");
     Files.createSymbolicLink(workspace.resolve("link"), outside);
 
-    assertThat(harness.host.prompt(SESSION, "read:" + workspace.resolve("notes.txt")).responseText())
+    assertThat(harness.turns.prompt(SESSION, "read:" + workspace.resolve("notes.txt")).responseText())
         .contains("[read: inside]");
-    assertThat(harness.host.prompt(SESSION, "read:" + outside).responseText())
+    assertThat(harness.turns.prompt(SESSION, "read:" + outside).responseText())
         .contains("read error -32602").contains("outside the session workspace").doesNotContain("secret]");
-    assertThat(harness.host.prompt(SESSION, "read:" + workspace.resolve("link")).responseText())
+    assertThat(harness.turns.prompt(SESSION, "read:" + workspace.resolve("link")).responseText())
         .contains("read error -32602");
-    assertThat(harness.host.prompt(SESSION, "read:" + workspace.resolve("../x/../" + outside.getFileName())).responseText())
+    assertThat(harness.turns.prompt(SESSION, "read:" + workspace.resolve("../x/../" + outside.getFileName())).responseText())
         .contains("read error -32602");
-    assertThat(harness.host.prompt(SESSION, "read:" + workspace.resolve("missing.txt")).responseText())
+    assertThat(harness.turns.prompt(SESSION, "read:" + workspace.resolve("missing.txt")).responseText())
         .contains("read error -32002");
-    assertThat(harness.host.prompt(SESSION, "write:" + workspace.resolve("dir/out.txt") + ":hello").responseText())
+    assertThat(harness.turns.prompt(SESSION, "write:" + workspace.resolve("dir/out.txt") + ":hello").responseText())
         .contains("[written]");
     assertThat(Files.readString(workspace.resolve("dir/out.txt"))).isEqualTo("hello");
-    assertThat(harness.host.prompt(SESSION, "write:" + outside + ":pwned").responseText())
+    assertThat(harness.turns.prompt(SESSION, "write:" + outside + ":pwned").responseText())
         .contains("write error -32602");
     assertThat(Files.readString(outside)).isEqualTo("secret");
     Files.delete(outside);
@@ -381,7 +399,7 @@ class AcpAgentHostTest {
   void unsupportedAgentRequestsGetAMethodNotFoundError() {
     launched("normal");
 
-    assertThat(harness.host.prompt(SESSION, "unsupported").responseText())
+    assertThat(harness.turns.prompt(SESSION, "unsupported").responseText())
         .contains("terminal error -32601");
   }
 
@@ -393,7 +411,7 @@ class AcpAgentHostTest {
     harness.launch(SESSION, workspace);
     db.fixtures().exec("UPDATE task_sessions SET state = 'WAITING_FOR_INPUT' WHERE id = ?", SESSION);
 
-    TurnResult result = harness.host.prompt(SESSION, "slow");
+    TurnResult result = harness.turns.prompt(SESSION, "slow");
 
     assertThat(result.stopReason()).isEqualTo("cancelled");
     assertThat(sessionState()).isEqualTo("WAITING_FOR_INPUT");

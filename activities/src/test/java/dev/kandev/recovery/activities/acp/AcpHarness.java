@@ -29,6 +29,7 @@ final class AcpHarness implements AutoCloseable {
   final ExecutorsRunningStore executors;
   final TranscriptStore transcripts;
   final AgentHost host;
+  final PromptTurns turns;
 
   AcpHarness(TestDatabase db, AgentProfiles profiles, AcpTimeouts timeouts, PermissionPolicy policy) {
     this.db = db;
@@ -36,7 +37,8 @@ final class AcpHarness implements AutoCloseable {
     this.identities = new SessionIdentityStore(db.dataSource());
     this.executors = new ExecutorsRunningStore(db.dataSource());
     this.transcripts = new TranscriptStore(db.dataSource());
-    this.host = AgentHost.create(db.dataSource(), profiles, timeouts, HOST, INSTANCE, policy);
+    this.host = AgentHost.create(db.dataSource(), new AgentHostSettings(HOST, INSTANCE, profiles, timeouts, policy));
+    this.turns = new PromptTurns(host, db.dataSource(), timeouts.turn(), timeouts.stopGrace());
   }
 
   AcpHarness(TestDatabase db, AgentProfile profile) {

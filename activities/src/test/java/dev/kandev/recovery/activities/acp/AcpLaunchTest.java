@@ -77,8 +77,8 @@ class AcpLaunchTest {
     freshSession();
     String token = harness.launch(SESSION, workspace).providerSessionId();
     settleWaitingForInput();
-    harness.host.prompt(SESSION, "first question");
-    harness.host.prompt(SESSION, "second question");
+    harness.turns.prompt(SESSION, "first question");
+    harness.turns.prompt(SESSION, "second question");
     harness.host.stop(SESSION);
     List<TranscriptEntry> before = harness.transcripts.list(SESSION);
     assertThat(before).extracting(TranscriptEntry::role).containsExactly("user", "agent", "user", "agent");
@@ -103,8 +103,8 @@ class AcpLaunchTest {
     freshSession();
     harness.launch(SESSION, workspace);
     settleWaitingForInput();
-    harness.host.prompt(SESSION, "same");
-    harness.host.prompt(SESSION, "same");
+    harness.turns.prompt(SESSION, "same");
+    harness.turns.prompt(SESSION, "same");
     harness.host.stop(SESSION);
 
     LaunchResult loaded = harness.launch(SESSION, workspace);
@@ -119,7 +119,7 @@ class AcpLaunchTest {
     freshSession();
     String token = harness.launch(SESSION, workspace).providerSessionId();
     settleWaitingForInput();
-    harness.host.prompt(SESSION, "question");
+    harness.turns.prompt(SESSION, "question");
     harness.host.stop(SESSION);
     db.fixtures().exec("DELETE FROM session_messages WHERE session_id = ?", SESSION);
 
@@ -159,12 +159,12 @@ class AcpLaunchTest {
     harness.launch(SESSION, workspace, Map.of("CRED_VAR", "from-credentials"));
     settleWaitingForInput();
 
-    assertThat(harness.host.prompt(SESSION, "env:PROFILE_VAR").responseText()).contains("PROFILE_VAR=from-profile");
-    assertThat(harness.host.prompt(SESSION, "env:CRED_VAR").responseText()).contains("CRED_VAR=from-credentials");
-    assertThat(harness.host.prompt(SESSION, "env:PATH").responseText()).doesNotContain("PATH=<unset>");
+    assertThat(harness.turns.prompt(SESSION, "env:PROFILE_VAR").responseText()).contains("PROFILE_VAR=from-profile");
+    assertThat(harness.turns.prompt(SESSION, "env:CRED_VAR").responseText()).contains("CRED_VAR=from-credentials");
+    assertThat(harness.turns.prompt(SESSION, "env:PATH").responseText()).doesNotContain("PATH=<unset>");
     String workerOnly = System.getenv().keySet().stream()
         .filter(k -> !AgentEnvironment.PASSED_THROUGH.contains(k)).findFirst().orElseThrow();
-    assertThat(harness.host.prompt(SESSION, "env:" + workerOnly).responseText()).contains(workerOnly + "=<unset>");
+    assertThat(harness.turns.prompt(SESSION, "env:" + workerOnly).responseText()).contains(workerOnly + "=<unset>");
   }
 
   @Test
