@@ -63,8 +63,7 @@ public record Settings(
     AcpTimeouts timeouts = AcpTimeouts.defaults()
         .withInitialize(seconds(env, "KANDEV_ACP_INITIALIZE_TIMEOUT_SECONDS", 180))
         .withSessionLoad(seconds(env, "KANDEV_ACP_SESSION_LOAD_TIMEOUT_SECONDS", 120))
-        .withSessionNew(seconds(env, "KANDEV_ACP_SESSION_NEW_TIMEOUT_SECONDS", 120))
-        .withTurn(seconds(env, "KANDEV_ACP_TURN_TIMEOUT_SECONDS", 1800));
+        .withSessionNew(seconds(env, "KANDEV_ACP_SESSION_NEW_TIMEOUT_SECONDS", 120));
     String agentsFile = env.getOrDefault("KANDEV_AGENTS_FILE", "");
     TemporalClientConfig temporalClient = TemporalClientConfig.load(env);
     return new Settings(

@@ -405,13 +405,11 @@ class AcpAgentHostTest {
 
   @Test
   void turnExceedingItsTimeoutIsCancelled() {
-    harness = new AcpHarness(db, AgentProfiles.of(TestAgent.profile("slow-turn", stateDir)),
-        AcpHarness.TIMEOUTS.withTurn(Duration.ofSeconds(1)), PermissionPolicy.ALLOW);
-    db.fixtures().task(TASK, "ws-1", "REVIEW").session(SESSION, TASK, "test-agent", SessionState.STARTING, "{}");
-    harness.launch(SESSION, workspace);
-    db.fixtures().exec("UPDATE task_sessions SET state = 'WAITING_FOR_INPUT' WHERE id = ?", SESSION);
+    launched("slow-turn");
+    PromptTurns turns =
+        new PromptTurns(harness.host, db.dataSource(), Duration.ofSeconds(1), AcpHarness.TIMEOUTS.stopGrace());
 
-    TurnResult result = harness.turns.prompt(SESSION, "slow");
+    TurnResult result = turns.prompt(SESSION, "slow");
 
     assertThat(result.stopReason()).isEqualTo("cancelled");
     assertThat(sessionState()).isEqualTo("WAITING_FOR_INPUT");

@@ -21,7 +21,8 @@ final class AcpHarness implements AutoCloseable {
   static final String INSTANCE = "worker-1";
   static final AcpTimeouts TIMEOUTS =
       new AcpTimeouts(Duration.ofSeconds(10), Duration.ofSeconds(15), Duration.ofSeconds(15),
-          Duration.ofSeconds(15), Duration.ofSeconds(30), Duration.ofSeconds(3));
+          Duration.ofSeconds(15), Duration.ofSeconds(3));
+  static final Duration TURN_TIMEOUT = Duration.ofSeconds(30);
 
   final TestDatabase db;
   final Fixtures fixtures;
@@ -38,7 +39,7 @@ final class AcpHarness implements AutoCloseable {
     this.executors = new ExecutorsRunningStore(db.dataSource());
     this.transcripts = new TranscriptStore(db.dataSource());
     this.host = AgentHost.create(db.dataSource(), new AgentHostSettings(HOST, INSTANCE, profiles, timeouts, policy));
-    this.turns = new PromptTurns(host, db.dataSource(), timeouts.turn(), timeouts.stopGrace());
+    this.turns = new PromptTurns(host, db.dataSource(), TURN_TIMEOUT, timeouts.stopGrace());
   }
 
   AcpHarness(TestDatabase db, AgentProfile profile) {

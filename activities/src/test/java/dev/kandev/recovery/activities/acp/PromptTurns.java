@@ -28,11 +28,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Prompt turns with the agents of an {@link AgentHost}, the way Kandev runs them: WAITING_FOR_INPUT
- * → RUNNING (task IN_PROGRESS), {@code session/prompt} with its updates, then the turn's messages
- * are persisted, the task goes to REVIEW and only then the session returns to WAITING_FOR_INPUT.
- * A turn that cannot finish still persists what arrived and settles the session at
- * WAITING_FOR_INPUT with the error, then throws.
+ * Prompt turns with the agents of an {@link AgentHost}, run the way Kandev runs them, so that tests
+ * can make the states a restart finds. No product code runs a turn: the worker launches and resumes
+ * agents; turns are Kandev's.
+ *
+ * <p>A turn goes WAITING_FOR_INPUT → RUNNING (task IN_PROGRESS), {@code session/prompt} with its
+ * updates, then the turn's messages are persisted, the task goes to REVIEW and only then the
+ * session returns to WAITING_FOR_INPUT. A turn that cannot finish still persists what arrived and
+ * settles the session at WAITING_FOR_INPUT with the error, then throws.
  */
 public final class PromptTurns {
   private static final Logger log = LoggerFactory.getLogger(PromptTurns.class);
