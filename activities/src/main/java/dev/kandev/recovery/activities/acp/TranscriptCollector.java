@@ -25,10 +25,6 @@ final class TranscriptCollector {
     collecting = true;
   }
 
-  synchronized boolean collecting() {
-    return collecting;
-  }
-
   synchronized void onUpdate(JsonNode update) {
     if (!collecting) {
       return;

@@ -5,7 +5,9 @@ import java.util.Set;
 
 /**
  * The sidebar bucket Kandev shows a task in, from its most active session's state and the task
- * state (Kandev's {@code classifyTask}). A task in {@link #REVIEW} shows as "Turn Finished".
+ * state (Kandev's {@code classifyTask}). A task in {@link #REVIEW} shows as "Turn Finished". Kandev
+ * shows the buckets, not this project: the tests use it to check where a task is shown during and
+ * after a resume.
  */
 public enum ReviewBucket {
   REVIEW,
