@@ -1,0 +1,149 @@
+package dev.kandev.recovery.activities.resume;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+import dev.kandev.recovery.activities.acp.AcpTimeouts;
+import dev.kandev.recovery.activities.acp.AgentHost;
+import dev.kandev.recovery.activities.acp.AgentHostSettings;
+import dev.kandev.recovery.activities.acp.AgentProfile;
+import dev.kandev.recovery.activities.acp.AgentProfiles;
+import dev.kandev.recovery.activities.acp.PermissionPolicy;
+import dev.kandev.recovery.activities.credentials.CredentialBroker;
+import dev.kandev.recovery.activities.credentials.GitCredentialEnvironment;
+import dev.kandev.recovery.activities.json.Json;
+import dev.kandev.recovery.activities.store.ExecutorRecord;
+import dev.kandev.recovery.activities.store.ExecutorsRunningStore;
+import dev.kandev.recovery.activities.store.ResumeLockStore;
+import dev.kandev.recovery.activities.store.SessionStore;
+import dev.kandev.recovery.activities.testing.TestAgent;
+import dev.kandev.recovery.activities.testing.TestDatabase;
+import dev.kandev.recovery.workflows.model.SessionState;
+import dev.kandev.recovery.workflows.resume.AgentActivities;
+import dev.kandev.recovery.workflows.resume.LaunchOutcome;
+import io.temporal.activity.ActivityOptions;
+import io.temporal.common.RetryOptions;
+import io.temporal.failure.CanceledFailure;
+import io.temporal.testing.TestActivityEnvironment;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The launch activity ({@link AgentActivitiesImpl#launchAgent}) in Temporal's activity test
+ * environment, with the real test agent held in its {@code initialize} answer: the activity
+ * heartbeats while the handshake runs, and a cancellation that reaches it through a heartbeat's
+ * answer stops the agent process at once, not after the ACP initialize timeout.
+ */
+class LaunchAgentActivityTest {
+  private static final String SESSION = "s-1";
+  /** Far longer than the test waits: a stopped agent was stopped by the cancellation, not by this. */
+  private static final Duration INITIALIZE_TIMEOUT = Duration.ofSeconds(90);
+  /** The SDK sends a heartbeat at most every 80 % of this. */
+  private static final Duration HEARTBEAT_TIMEOUT = Duration.ofSeconds(2);
+
+  @RegisterExtension final TestDatabase db = new TestDatabase();
+  @TempDir Path dir;
+  private Path modeFile;
+  private AgentHost host;
+  private TestActivityEnvironment temporal;
+  private AgentActivities activities;
+  /** Counts the heartbeats the activity sends while its agent is in the handshake. */
+  private final CountDownLatch heartbeatsDuringHandshake = new CountDownLatch(2);
+
+  @BeforeEach
+  void setUp() throws Exception {
+    modeFile = dir.resolve("agent-mode");
+    Files.writeString(modeFile, "hold-initialize");
+    Path workspace = Files.createDirectories(dir.resolve("workspace"));
+    db.fixtures().task("t-1", "ws-1", "REVIEW").session(SESSION, "t-1", TestAgent.AGENT_ID, SessionState.STARTING, "{}")
+        .exec("UPDATE task_sessions SET workspace_path = ? WHERE id = ?", workspace.toString(), SESSION);
+    AgentProfile heldAgent = new AgentProfile(TestAgent.AGENT_ID,
+        List.of("node", TestAgent.script().toString(), "--mode-file=" + modeFile),
+        Map.of("KANDEV_TEST_AGENT_STATE_DIR", dir.resolve("agent-state").toString()), null);
+    host = AgentHost.create(db.dataSource(), new AgentHostSettings("test-host", "worker-1",
+        AgentProfiles.of(heldAgent), AcpTimeouts.defaults().withInitialize(INITIALIZE_TIMEOUT), PermissionPolicy.REJECT));
+    var executors = new ExecutorsRunningStore(db.dataSource());
+    temporal = TestActivityEnvironment.newInstance();
+    temporal.registerActivitiesImplementations(new AgentActivitiesImpl(host,
+        new SessionStore(db.dataSource(), Json.mapper()), executors,
+        CredentialBroker.create(db.dataSource(), Json.mapper(), Optional.empty(), Clock.systemUTC()),
+        new GitCredentialEnvironment(URI.create("http://127.0.0.1:1/"), dir.resolve("git-credential-helper"))));
+    temporal.setActivityHeartbeatListener(Object.class, details -> {
+      if (executors.find(SESSION).map(e -> e.status().equals("starting")).orElse(false)) {
+        heartbeatsDuringHandshake.countDown();
+      }
+    });
+    activities = temporal.newActivityStub(AgentActivities.class, ActivityOptions.newBuilder()
+        .setStartToCloseTimeout(Duration.ofMinutes(5))
+        .setHeartbeatTimeout(HEARTBEAT_TIMEOUT)
+        .setRetryOptions(RetryOptions.newBuilder().setMaximumAttempts(1).build())
+        .build());
+  }
+
+  @AfterEach
+  void tearDown() {
+    temporal.close();
+    host.close();
+  }
+
+  private CompletableFuture<LaunchOutcome> launch(long fencingToken) {
+    return CompletableFuture.supplyAsync(() -> activities.launchAgent(SESSION, List.of(), fencingToken));
+  }
+
+  private ExecutorRecord execution() {
+    return new ExecutorsRunningStore(db.dataSource()).find(SESSION).orElseThrow();
+  }
+
+  @Test
+  void heartbeatsWhileTheHandshakeRunsThenReturnsTheServingAgent() throws Exception {
+    long fence = new ResumeLockStore(db.dataSource()).acquire(SESSION, "resume-1", Duration.ofMinutes(5))
+        .orElseThrow().fence().token();
+    CompletableFuture<LaunchOutcome> launch = launch(fence);
+
+    assertThat(heartbeatsDuringHandshake.await(30, TimeUnit.SECONDS))
+        .as("two heartbeats sent while the agent holds its initialize answer").isTrue();
+    assertThat(launch).as("still in the handshake").isNotDone();
+    Files.writeString(modeFile, "normal");
+
+    LaunchOutcome outcome = launch.get(30, TimeUnit.SECONDS);
+    assertThat(outcome.loaded()).isFalse();
+    assertThat(outcome.providerSessionId()).startsWith("sess_");
+    assertThat(host.isRunning(SESSION)).isTrue();
+    assertThat(execution().status()).isEqualTo("running");
+    assertThat(execution().pid()).isEqualTo(outcome.pid());
+  }
+
+  @Test
+  void aCancellationDeliveredThroughAHeartbeatStopsTheAgentInItsHandshake() throws Exception {
+    CompletableFuture<LaunchOutcome> launch = launch(1);
+    assertThat(heartbeatsDuringHandshake.await(30, TimeUnit.SECONDS))
+        .as("two heartbeats sent while the agent holds its initialize answer").isTrue();
+    long pid = execution().pid();
+
+    long cancelled = System.nanoTime();
+    temporal.requestCancelActivity();
+
+    Throwable failure = catchThrowable(() -> launch.get(30, TimeUnit.SECONDS));
+    assertThat(Duration.ofNanos(System.nanoTime() - cancelled))
+        .as("stopped when the cancellation arrived, not at the initialize timeout").isLessThan(Duration.ofSeconds(20));
+    assertThat(failure).as("the activity ends cancelled").hasCauseInstanceOf(CanceledFailure.class);
+    assertThat(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)).as("agent pid %s alive", pid).isFalse();
+    assertThat(host.isRunning(SESSION)).isFalse();
+    assertThat(execution().status()).isEqualTo("failed");
+    assertThat(execution().pid()).isNull();
+  }
+}
