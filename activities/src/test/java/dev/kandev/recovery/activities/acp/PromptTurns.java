@@ -13,6 +13,7 @@ import dev.kandev.recovery.activities.store.TaskStore;
 import dev.kandev.recovery.activities.store.TranscriptMessage;
 import dev.kandev.recovery.activities.store.TranscriptStore;
 import dev.kandev.recovery.activities.store.TransitionResult;
+import dev.kandev.recovery.workflows.model.TaskState;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.List;
@@ -40,9 +41,6 @@ import org.slf4j.LoggerFactory;
 public final class PromptTurns {
   private static final Logger log = LoggerFactory.getLogger(PromptTurns.class);
   private static final int STORED_ERROR_CHARS = 2000;
-  /** Task states a prompt turn moves to IN_PROGRESS from. */
-  private static final Set<String> TASK_STATES_BEFORE_TURN =
-      Set.of("TODO", "CREATED", "SCHEDULING", "REVIEW", "BLOCKED", "WAITING_FOR_INPUT");
 
   private final AgentHost host;
   private final SessionStore sessions;
@@ -101,7 +99,7 @@ public final class PromptTurns {
         throw new IllegalStateException(
             "session " + sessionId + " is " + started.now() + "; a prompt turn starts from WAITING_FOR_INPUT");
       }
-      tasks.transitionTask(taskId, TASK_STATES_BEFORE_TURN, "IN_PROGRESS");
+      tasks.transitionTask(taskId, TaskState.BEFORE_TURN, TaskState.IN_PROGRESS);
       int persisted = transcripts.appendLive(sessionId, List.of(new TranscriptMessage("user", text, null)));
       agent.collector.start();
       try {
@@ -160,7 +158,7 @@ public final class PromptTurns {
 
   /** The turn's response is persisted before this: REVIEW first, then the session settles. */
   private void settle(String sessionId, String taskId, String reason, String error) {
-    tasks.transitionTask(taskId, Set.of("IN_PROGRESS"), "REVIEW");
+    tasks.transitionTask(taskId, EnumSet.of(TaskState.IN_PROGRESS), TaskState.REVIEW);
     TransitionResult settled = sessions.transition(
         sessionId, EnumSet.of(RUNNING), WAITING_FOR_INPUT, reason, error, Fence.none());
     if (!settled.won()) {
