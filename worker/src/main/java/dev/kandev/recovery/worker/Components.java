@@ -23,14 +23,18 @@ import dev.kandev.recovery.activities.store.RuntimeJobStore;
 import dev.kandev.recovery.activities.store.SessionIdentityStore;
 import dev.kandev.recovery.activities.store.SessionStore;
 import dev.kandev.recovery.activities.store.TaskStore;
+import dev.kandev.recovery.worker.limits.LaunchSlots;
 import dev.kandev.recovery.worker.observability.RecoveryMetrics;
+import dev.kandev.recovery.workflows.RecoveryTaskQueue;
 import dev.kandev.recovery.workflows.resume.LaunchHeartbeat;
+import dev.kandev.recovery.workflows.resume.ResumeSessionWorkflow;
 import dev.kandev.recovery.workflows.resume.ResumeSessionWorkflowImpl;
 import dev.kandev.recovery.workflows.runtime.BuiltInAgents;
 import dev.kandev.recovery.workflows.runtime.RuntimeUpdateWorkflow;
 import dev.kandev.recovery.workflows.runtime.RuntimeUpdateWorkflowImpl;
 import io.temporal.common.converter.DataConverterException;
 import io.temporal.worker.Worker;
+import io.temporal.worker.WorkerOptions;
 import io.temporal.worker.WorkflowImplementationOptions;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -39,6 +43,8 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.BiFunction;
+import java.util.function.UnaryOperator;
 
 /** The real parts one worker process drives, built once from the settings. */
 public final class Components implements AutoCloseable {
@@ -58,6 +64,7 @@ public final class Components implements AutoCloseable {
   private final ExecutorsRunningStore executors;
   private final Periodic reaping;
   private final GitCredentialEnvironment credentialEnvironment;
+  private final LaunchSlots launchSlots;
 
   public Components(Settings settings, Database database) {
     this(settings, database, BuiltInAgents.KANDEV, null);
@@ -99,12 +106,32 @@ public final class Components implements AutoCloseable {
     this.reaping = Periodic.every(settings.agentReapInterval(), "unowned-agent-reaper",
         () -> metrics.agentsReaped(reaper.reapOnce()));
     metrics.agentsRunning(() -> agentHost.runningExecutions().size());
+    this.launchSlots = new LaunchSlots(settings.launchLimits(), () -> agentHost.runningExecutions().size());
+    agentHost.onAgentStopped((sessionId, executionId) -> launchSlots.agentStopped());
+    metrics.launchesUnderWay(launchSlots::launching);
   }
 
-  /** Registers the workflow implementations and activity implementations on {@code worker}. */
-  public void register(Worker worker) {
-    registerWorkflows(worker);
-    worker.registerActivitiesImplementations(activities().toArray());
+  /** Registers this worker's workflows and activities on its three queues (see below). */
+  public void register(BiFunction<String, WorkerOptions, Worker> newWorker, String queue) {
+    register(newWorker, queue, UnaryOperator.identity());
+  }
+
+  /**
+   * Registers the workflows and every activity (each {@code decorate}d; tests wrap them) on the
+   * queues this worker polls: the shared {@code queue} (workflows, store and broker steps; what
+   * starters use), its host's queue (stopping agents, runtime update steps) and its host's launch
+   * queue, whose slots {@link LaunchSlots} caps. Every activity is on every queue: the workflows
+   * choose where each step goes.
+   */
+  public void register(BiFunction<String, WorkerOptions, Worker> newWorker, String queue, UnaryOperator<Object> decorate) {
+    Object[] activities = activities().stream().map(decorate).toArray();
+    Worker shared = newWorker.apply(queue, RecoveryWorker.options());
+    registerWorkflows(shared);
+    shared.registerActivitiesImplementations(activities);
+    newWorker.apply(RecoveryTaskQueue.ofHost(queue, settings.host()), RecoveryWorker.options())
+        .registerActivitiesImplementations(activities);
+    newWorker.apply(RecoveryTaskQueue.launchesOf(queue, settings.host()), RecoveryWorker.launchOptions(launchSlots))
+        .registerActivitiesImplementations(activities);
   }
 
   void registerWorkflows(Worker worker) {
@@ -116,9 +143,10 @@ public final class Components implements AutoCloseable {
     WorkflowImplementationOptions resumeOptions = WorkflowImplementationOptions.newBuilder(failOnMalformedInput)
         .setActivityOptions(LaunchHeartbeat.withTimeout(settings.launchHeartbeatTimeout()))
         .build();
-    worker.registerWorkflowImplementationTypes(resumeOptions, ResumeSessionWorkflowImpl.class);
     worker.registerWorkflowImplementationFactory(
-        RuntimeUpdateWorkflow.class, () -> new RuntimeUpdateWorkflowImpl(builtInAgents), failOnMalformedInput);
+        ResumeSessionWorkflow.class, () -> new ResumeSessionWorkflowImpl(settings.hostWait()), resumeOptions);
+    worker.registerWorkflowImplementationFactory(
+        RuntimeUpdateWorkflow.class, () -> new RuntimeUpdateWorkflowImpl(builtInAgents, settings.hostWait()), failOnMalformedInput);
   }
 
   /** One implementation of each activity interface, over the real parts. */
@@ -126,7 +154,7 @@ public final class Components implements AutoCloseable {
     return List.of(
         new ResumeLockActivitiesImpl(locks, settings.resumeLockTtl()),
         new SessionActivitiesImpl(sessions, locks, identities, tasks, Json.mapper(),
-            agentProfiles.ids()::contains, this::agentRunsOn),
+            agentProfiles.ids()::contains, this::agentRunsOn, settings.host()),
         new CredentialActivitiesImpl(broker),
         new AgentActivitiesImpl(agentHost, sessions, executors, broker, credentialEnvironment),
         new RuntimeUpdateActivitiesImpl(

@@ -4,14 +4,18 @@ import dev.kandev.recovery.activities.resume.StoreFailureInterceptor;
 import dev.kandev.recovery.worker.logging.RecoveryMdcInterceptor;
 import dev.kandev.recovery.workflows.resume.LaunchHeartbeat;
 import io.temporal.client.WorkflowClient;
-import io.temporal.worker.Worker;
+import dev.kandev.recovery.worker.limits.LaunchSlots;
 import io.temporal.worker.WorkerFactory;
 import io.temporal.worker.WorkerFactoryOptions;
 import io.temporal.worker.WorkerOptions;
+import io.temporal.worker.tuning.CompositeTuner;
+import io.temporal.worker.tuning.FixedSizeSlotSupplier;
 import java.util.concurrent.TimeUnit;
 
-/** One Temporal worker on the recovery task queue with every workflow and activity registered. */
+/** The Temporal workers of one process: on the shared queue and on its host's two queues (see {@link Components#register}). */
 public final class RecoveryWorker implements AutoCloseable {
+  /** Slots of the task kinds a launch queue never carries (workflow, local activity, Nexus tasks). */
+  private static final int UNUSED_SLOTS = 1;
   private final WorkerFactory factory;
 
   private RecoveryWorker(WorkerFactory factory) {
@@ -20,8 +24,7 @@ public final class RecoveryWorker implements AutoCloseable {
 
   public static RecoveryWorker start(WorkflowClient client, String taskQueue, Components components) {
     WorkerFactory factory = WorkerFactory.newInstance(client, factoryOptions());
-    Worker worker = factory.newWorker(taskQueue, options());
-    components.register(worker);
+    components.register(factory::newWorker, taskQueue);
     factory.start();
     return new RecoveryWorker(factory);
   }
@@ -40,6 +43,14 @@ public final class RecoveryWorker implements AutoCloseable {
    */
   public static WorkerOptions options() {
     return WorkerOptions.newBuilder().setMaxHeartbeatThrottleInterval(LaunchHeartbeat.SEND_EVERY).build();
+  }
+
+  /** The options of the launch queue's worker: its activity slots are the launch cap's. */
+  static WorkerOptions launchOptions(LaunchSlots launchSlots) {
+    return WorkerOptions.newBuilder(options())
+        .setWorkerTuner(new CompositeTuner(new FixedSizeSlotSupplier<>(UNUSED_SLOTS), launchSlots,
+            new FixedSizeSlotSupplier<>(UNUSED_SLOTS), new FixedSizeSlotSupplier<>(UNUSED_SLOTS)))
+        .build();
   }
 
   /** The worker polls its task queue: started and not shut down. */

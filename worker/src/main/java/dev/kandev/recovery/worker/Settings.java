@@ -5,7 +5,10 @@ import dev.kandev.recovery.activities.acp.PermissionPolicy;
 import dev.kandev.recovery.activities.credentials.GitHubAppSettings;
 import dev.kandev.recovery.activities.runtime.NpmSettings;
 import dev.kandev.recovery.activities.store.DatabaseSettings;
+import dev.kandev.recovery.worker.limits.LaunchLimits;
+import dev.kandev.recovery.workflows.RecoveryIds;
 import dev.kandev.recovery.workflows.RecoveryTaskQueue;
+import dev.kandev.recovery.workflows.resume.HostWait;
 import dev.kandev.recovery.workflows.resume.LaunchHeartbeat;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
@@ -36,6 +39,9 @@ import java.util.UUID;
  *     client configuration says; {@link #temporalAddress} and {@link #temporalNamespace} are its
  * @param httpPort port of the worker's HTTP endpoint ({@code /metrics}, {@code /healthz}, {@code
  *     /readyz}); empty: none
+ * @param launchLimits how many launches and running agents this worker takes on at once
+ * @param hostWait how long a resume's launch waits for a worker of its session's host (see {@link
+ *     HostWait}); applies to the resumes whose workflow tasks this worker runs
  */
 public record Settings(
     DatabaseSettings database,
@@ -56,7 +62,9 @@ public record Settings(
     Path stateDir,
     Duration launchHeartbeatTimeout,
     OptionalInt httpPort,
-    TemporalClientConfig temporalClient) {
+    TemporalClientConfig temporalClient,
+    LaunchLimits launchLimits,
+    Duration hostWait) {
 
   public static Settings fromEnvironment(Map<String, String> env) {
     requireKnownLogFormat(env);
@@ -76,7 +84,7 @@ public record Settings(
         temporalClient.address(),
         temporalClient.namespace(),
         env.getOrDefault("KANDEV_TASK_QUEUE", RecoveryTaskQueue.DEFAULT),
-        env.getOrDefault("KANDEV_HOST", localHostName()),
+        host(env),
         env.getOrDefault("KANDEV_WORKER_INSTANCE", newWorkerInstance()),
         Boolean.parseBoolean(env.getOrDefault("KANDEV_REGISTER_SEARCH_ATTRIBUTES", "false")),
         NpmSettings.fromEnvironment(env),
@@ -90,7 +98,10 @@ public record Settings(
         stateDir(env),
         launchHeartbeatTimeout(env),
         port(env, "KANDEV_HTTP_PORT"),
-        temporalClient);
+        temporalClient,
+        new LaunchLimits(integer(env, "KANDEV_MAX_CONCURRENT_LAUNCHES", LaunchLimits.DEFAULT_MAX_LAUNCHES),
+            integer(env, "KANDEV_MAX_RUNNING_AGENTS", LaunchLimits.DEFAULT_MAX_AGENTS)),
+        positiveSeconds(env, "KANDEV_HOST_WAIT_SECONDS", (int) HostWait.DEFAULT.toSeconds()));
   }
 
   public static Settings fromEnvironment() {
@@ -101,7 +112,8 @@ public record Settings(
   public Settings withNpm(NpmSettings other) {
     return new Settings(database, temporalAddress, temporalNamespace, taskQueue, host, workerInstance,
         registerSearchAttributes, other, agentsFile, acpTimeouts, permissionPolicy, gitHubApp, credentialBrokerPort,
-        resumeLockTtl, agentReapInterval, stateDir, launchHeartbeatTimeout, httpPort, temporalClient);
+        resumeLockTtl, agentReapInterval, stateDir, launchHeartbeatTimeout, httpPort, temporalClient, launchLimits,
+        hostWait);
   }
 
   /** Where the process of {@code command} ({@code dev}, {@code worker}) records itself for its successor. */
@@ -191,6 +203,18 @@ public record Settings(
    */
   private static String newWorkerInstance() {
     return ManagementFactory.getRuntimeMXBean().getName() + "/" + UUID.randomUUID().toString().substring(0, 8);
+  }
+
+  /** KANDEV_HOST names the host's task queues ({@code <queue>@<host>}): the rules of an id apply. */
+  private static String host(Map<String, String> env) {
+    String host = env.getOrDefault("KANDEV_HOST", localHostName()).trim();
+    RecoveryIds.problem("KANDEV_HOST", host).ifPresent(problem -> {
+      throw new IllegalArgumentException(problem);
+    });
+    if (host.chars().anyMatch(Character::isWhitespace)) {
+      throw new IllegalArgumentException("KANDEV_HOST must not contain white space, got '" + host + "'");
+    }
+    return host;
   }
 
   private static String localHostName() {

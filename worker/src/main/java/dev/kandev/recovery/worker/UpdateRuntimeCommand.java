@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import dev.kandev.recovery.workflows.runtime.RuntimeUpdateRequest;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
@@ -25,7 +26,7 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     description = "Update the managed npm runtime of a built-in agent (RuntimeUpdateWorkflow) and show its progress.",
     footer = {"", "Environment: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TEMPORAL_TLS, TEMPORAL_TLS_*,",
-        "TEMPORAL_PROFILE, TEMPORAL_CONFIG_FILE, KANDEV_TASK_QUEUE.",
+        "TEMPORAL_PROFILE, TEMPORAL_CONFIG_FILE, KANDEV_TASK_QUEUE, KANDEV_HOST.",
         "Exit codes: 0 updated, 1 the update failed, 2 usage, 4 unexpected error, 5 Temporal unreachable."})
 final class UpdateRuntimeCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
@@ -35,6 +36,10 @@ final class UpdateRuntimeCommand implements Callable<Integer> {
 
   @Option(names = "--requested-by", description = "Recorded in the job. Default: cli:$USER.")
   String requestedBy;
+
+  @Option(names = "--host", description = "The executor host whose runtime is updated (its workers run the npm steps)."
+      + " Default: KANDEV_HOST, else this machine's name.")
+  String host;
 
   @Option(names = "--timeout", description = "How long to follow the job (ISO-8601). Default: ${DEFAULT-VALUE}.",
       defaultValue = "PT15M")
@@ -48,16 +53,17 @@ final class UpdateRuntimeCommand implements Callable<Integer> {
     Settings settings = Settings.fromEnvironment();
     try (TemporalConnection temporal = TemporalConnection.open(settings)) {
       String who = requestedBy != null ? requestedBy : "cli:" + System.getProperty("user.name", "unknown");
-      return follow(new RuntimeUpdateClient(temporal.client, settings.taskQueue()), agentId, who, timeout, System.out);
+      RuntimeUpdateRequest request = new RuntimeUpdateRequest(agentId, who, host != null ? host : settings.host());
+      return follow(new RuntimeUpdateClient(temporal.client, settings.taskQueue()), request, timeout, System.out);
     }
   }
 
   /** The CLI's behaviour on a given client, so tests can drive it against a test environment. */
-  static int follow(RuntimeUpdateClient client, String agentId, String requestedBy, Duration timeout, PrintStream out)
+  static int follow(RuntimeUpdateClient client, RuntimeUpdateRequest request, Duration timeout, PrintStream out)
       throws Exception {
     RuntimeUpdateClient.Job job;
     try {
-      job = client.start(agentId, requestedBy);
+      job = client.start(request);
     } catch (InvalidRequestException e) {
       out.printf("refused [%s]: %s%n", e.type(), e.getMessage());
       return 2;

@@ -163,9 +163,7 @@ final class ResumeHarness implements AutoCloseable {
       this.components = new Components(Settings.fromEnvironment(own), db.database(), BuiltInAgents.KANDEV, agents);
       this.connection = TemporalConnection.open(target, "default", instance);
       this.factory = WorkerFactory.newInstance(connection.client, RecoveryWorker.factoryOptions());
-      Worker queueWorker = factory.newWorker(QUEUE, RecoveryWorker.options());
-      components.registerWorkflows(queueWorker);
-      queueWorker.registerActivitiesImplementations(components.activities().stream().map(decorate).toArray());
+      components.register(factory::newWorker, QUEUE, decorate);
       factory.start();
     }
 

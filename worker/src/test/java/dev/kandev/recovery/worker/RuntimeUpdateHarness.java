@@ -52,7 +52,7 @@ final class RuntimeUpdateHarness implements AutoCloseable {
     RecoverySearchAttributes.ALL.forEach(
         key -> env.registerSearchAttribute(key.getName(), IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD));
     this.components = components(db, npm);
-    components.register(env.newWorker(RecoveryTaskQueue.DEFAULT));
+    components.register(env::newWorker, RecoveryTaskQueue.DEFAULT);
     env.start();
     this.client = env.getWorkflowClient();
     this.temporal = env::close;
@@ -64,7 +64,7 @@ final class RuntimeUpdateHarness implements AutoCloseable {
     TemporalConnection connection = TemporalConnection.open(server.address(), "default", "test-worker");
     this.components = components(db, npm);
     WorkerFactory factory = WorkerFactory.newInstance(connection.client, RecoveryWorker.factoryOptions());
-    components.register(factory.newWorker(RecoveryTaskQueue.DEFAULT));
+    components.register(factory::newWorker, RecoveryTaskQueue.DEFAULT);
     factory.start();
     this.client = connection.client;
     this.temporal = () -> {

@@ -18,6 +18,7 @@ import dev.kandev.recovery.workflows.FailureType;
 import dev.kandev.recovery.workflows.RecoverySearchAttributes;
 import dev.kandev.recovery.workflows.RecoveryTaskQueue;
 import dev.kandev.recovery.workflows.client.InvalidRequestException;
+import dev.kandev.recovery.workflows.runtime.RuntimeUpdateRequest;
 import dev.kandev.recovery.workflows.client.RuntimeUpdateClient;
 import dev.kandev.recovery.workflows.runtime.ProbeInfo;
 import dev.kandev.recovery.workflows.runtime.RepairResult;
@@ -344,7 +345,7 @@ class RuntimeUpdateWorkflowTest {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
 
     int exit = UpdateRuntimeCommand.follow(
-        updates, "opencode-acp\n", "cli:test", WAIT, new PrintStream(bytes, true, StandardCharsets.UTF_8));
+        updates, new RuntimeUpdateRequest("opencode-acp\n", "cli:test"), WAIT, new PrintStream(bytes, true, StandardCharsets.UTF_8));
 
     assertThat(exit).isEqualTo(2);
     assertThat(bytes.toString(StandardCharsets.UTF_8))
@@ -398,7 +399,7 @@ class RuntimeUpdateWorkflowTest {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
 
     int exit = UpdateRuntimeCommand.follow(
-        updates, AGENT, "cli:test", WAIT, new PrintStream(bytes, true, StandardCharsets.UTF_8));
+        updates, new RuntimeUpdateRequest(AGENT, "cli:test"), WAIT, new PrintStream(bytes, true, StandardCharsets.UTF_8));
 
     List<String> out = bytes.toString(StandardCharsets.UTF_8).lines().toList();
     assertThat(exit).isZero();
@@ -418,7 +419,7 @@ class RuntimeUpdateWorkflowTest {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
 
     int exit = UpdateRuntimeCommand.follow(
-        updates, "no-such-agent", "cli:test", WAIT, new PrintStream(bytes, true, StandardCharsets.UTF_8));
+        updates, new RuntimeUpdateRequest("no-such-agent", "cli:test"), WAIT, new PrintStream(bytes, true, StandardCharsets.UTF_8));
 
     assertThat(exit).isOne();
     assertThat(bytes.toString(StandardCharsets.UTF_8)).contains("FAILED [RUNTIME_UNKNOWN_AGENT]: unknown agent 'no-such-agent'");

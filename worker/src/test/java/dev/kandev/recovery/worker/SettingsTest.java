@@ -3,6 +3,7 @@ package dev.kandev.recovery.worker;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.kandev.recovery.worker.limits.LaunchLimits;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -32,6 +33,26 @@ class SettingsTest {
     assertThat(settings.agentReapInterval()).isEqualTo(Duration.ofSeconds(30));
     assertThat(settings.resumeLockTtl()).isEqualTo(Duration.ofMinutes(15));
     assertThat(settings.launchHeartbeatTimeout()).isEqualTo(Duration.ofSeconds(60));
+    assertThat(settings.launchLimits()).isEqualTo(new LaunchLimits(4, 256));
+    assertThat(settings.hostWait()).isEqualTo(Duration.ofSeconds(60));
+  }
+
+  @Test
+  void hostsAndLimitsAreCheckedAtStart() {
+    Settings settings = Settings.fromEnvironment(Map.of("KANDEV_HOST", "build-1", "KANDEV_MAX_CONCURRENT_LAUNCHES", "2",
+        "KANDEV_MAX_RUNNING_AGENTS", "20", "KANDEV_HOST_WAIT_SECONDS", "5"));
+    assertThat(settings.host()).isEqualTo("build-1");
+    assertThat(settings.launchLimits()).isEqualTo(new LaunchLimits(2, 20));
+    assertThat(settings.hostWait()).isEqualTo(Duration.ofSeconds(5));
+
+    assertThatThrownBy(() -> Settings.fromEnvironment(Map.of("KANDEV_HOST", "build 1")))
+        .hasMessage("KANDEV_HOST must not contain white space, got 'build 1'");
+    assertThatThrownBy(() -> Settings.fromEnvironment(Map.of("KANDEV_HOST", "x".repeat(300))))
+        .hasMessageContaining("KANDEV_HOST is 300 bytes long");
+    assertThatThrownBy(() -> Settings.fromEnvironment(Map.of("KANDEV_MAX_CONCURRENT_LAUNCHES", "0")))
+        .hasMessageContaining("KANDEV_MAX_CONCURRENT_LAUNCHES must be at least 1");
+    assertThatThrownBy(() -> Settings.fromEnvironment(Map.of("KANDEV_HOST_WAIT_SECONDS", "0")))
+        .hasMessageContaining("KANDEV_HOST_WAIT_SECONDS must be at least 1");
   }
 
   @Test

@@ -46,7 +46,8 @@ public enum FailureType {
   CREDENTIAL_LEASE_INVALID(false, "the lease token or id is unknown, revoked, expired or does not match the request"),
 
   // The resume: the launch (docs/agents.md). One attempt; the user's Resume or Start fresh is the retry.
-  AGENT_HOST_UNAVAILABLE(false, "the session's executor host has no live worker that took the launch in time"),
+  AGENT_HOST_UNAVAILABLE(false,
+      "no worker of the session's executor host took the launch within the host wait (down, or busy beyond its launch cap); nothing was launched, the session restored"),
   AGENT_PROCESS_START_FAILED(false, "the agent process could not be started (missing binary, bad working directory)"),
   AGENT_EXITED_BEFORE_INITIALIZE(false, "the agent process exited before it answered ACP `initialize`"),
   AGENT_INITIALIZE_FAILED(false, "ACP `initialize` timed out or returned an error"),
@@ -67,7 +68,7 @@ public enum FailureType {
   ACTIVITY_TIMEOUT_START_TO_CLOSE(true, "a step outlasted its start-to-close timeout"),
   ACTIVITY_TIMEOUT_HEARTBEAT(true, "a step stopped heartbeating (e.g. the worker died or stalled during the launch)"),
   ACTIVITY_TIMEOUT_SCHEDULE_TO_CLOSE(false, "a step's retries outlasted its schedule-to-close timeout"),
-  ACTIVITY_TIMEOUT_SCHEDULE_TO_START(false, "a step waited for a worker longer than its schedule-to-start timeout (no step sets one)"),
+  ACTIVITY_TIMEOUT_SCHEDULE_TO_START(false, "a step waited for a worker longer than its schedule-to-start timeout (the launch's is reported as `AGENT_HOST_UNAVAILABLE`; a stop on a host falls back to the shared queue)"),
   CANCELLED(false, "the resume was cancelled: it compensated and ends with a `CanceledFailure`; the name appears in the error message and metrics");
 
   private static final String TIMEOUT_PREFIX = "ACTIVITY_TIMEOUT_";

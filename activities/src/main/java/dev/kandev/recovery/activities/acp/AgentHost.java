@@ -14,6 +14,7 @@ import javax.sql.DataSource;
  * agent that dies on its own in {@code executors_running} so recovery can find it.
  */
 public final class AgentHost implements AutoCloseable {
+  private final String host;
   private final AgentRegistry registry;
   private final AgentLauncher launcher;
 
@@ -22,6 +23,7 @@ public final class AgentHost implements AutoCloseable {
       SessionIdentityStore identities,
       ExecutorsRunningStore executors,
       TranscriptStore transcripts) {
+    this.host = settings.host();
     AgentExecutions executions = new AgentExecutions(executors, settings.host(), settings.workerInstance());
     LaunchFailures failures = new LaunchFailures(executions);
     this.registry = new AgentRegistry(executions, settings.timeouts().stopGrace());
@@ -47,6 +49,11 @@ public final class AgentHost implements AutoCloseable {
    */
   public LaunchResult launch(LaunchRequest request) {
     return launcher.launch(request);
+  }
+
+  /** The executor host this host's agents run on (its sessions' {@code executor_host}). */
+  public String host() {
+    return host;
   }
 
   public boolean isRunning(String sessionId) {

@@ -66,6 +66,7 @@ public final class AgentActivitiesImpl implements AgentActivities {
   @Override
   public LaunchOutcome launchAgent(String sessionId, List<String> leaseIds, long fencingToken) {
     SessionRecord session = sessions.get(sessionId);
+    bindToThisHost(sessionId);
     List<IssuedToken> tokens = mintTokens(leaseIds);
     Map<String, String> env = tokens.isEmpty() ? Map.of() : credentialEnvironment.forTokens(tokens);
     LaunchRequest request = new LaunchRequest(
@@ -98,6 +99,19 @@ public final class AgentActivitiesImpl implements AgentActivities {
       launch.whenComplete((r, t) -> host.stop(sessionId));
       host.stop(sessionId);
       throw e;
+    }
+  }
+
+  /**
+   * The session's agent runs where its workspace lives: a session not bound yet is bound to this
+   * host; one bound to another host is never launched here (only a launch routed through the shared
+   * queue, by a resume from before hosts had queues, can land here).
+   */
+  private void bindToThisHost(String sessionId) {
+    String bound = sessions.bindHost(sessionId, host.host());
+    if (!bound.equals(host.host())) {
+      throw FailureType.AGENT_HOST_UNAVAILABLE.failure("session " + sessionId + " belongs to host " + bound
+          + ", and this worker runs on host " + host.host() + "; nothing was launched");
     }
   }
 

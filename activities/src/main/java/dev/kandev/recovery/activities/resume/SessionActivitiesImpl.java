@@ -40,10 +40,12 @@ public final class SessionActivitiesImpl implements SessionActivities {
   private final ObjectMapper json;
   private final Predicate<String> isKnownAgent;
   private final Function<String, Optional<String>> agentRunsOn;
+  private final String host;
 
   /**
    * @param isKnownAgent whether an agent id has a profile on this worker
    * @param agentRunsOn the live worker instance (this one or another) that runs a session's agent
+   * @param host this worker's executor host: where a session not bound to a host yet is launched
    */
   public SessionActivitiesImpl(
       SessionStore sessions,
@@ -52,7 +54,8 @@ public final class SessionActivitiesImpl implements SessionActivities {
       TaskStore tasks,
       ObjectMapper json,
       Predicate<String> isKnownAgent,
-      Function<String, Optional<String>> agentRunsOn) {
+      Function<String, Optional<String>> agentRunsOn,
+      String host) {
     this.sessions = sessions;
     this.locks = locks;
     this.identities = identities;
@@ -60,6 +63,7 @@ public final class SessionActivitiesImpl implements SessionActivities {
     this.json = json;
     this.isKnownAgent = isKnownAgent;
     this.agentRunsOn = agentRunsOn;
+    this.host = host;
   }
 
   @Override
@@ -96,7 +100,8 @@ public final class SessionActivitiesImpl implements SessionActivities {
         session.agentId(),
         session.state(),
         identities.read(sessionId).resumeToken(),
-        session.metadataEntry(SNAPSHOT_KEY).map(JsonNode::toString).orElse(null));
+        session.metadataEntry(SNAPSHOT_KEY).map(JsonNode::toString).orElse(null),
+        session.executorHost().isEmpty() ? host : session.executorHost());
   }
 
   @Override

@@ -6,7 +6,11 @@ import dev.kandev.recovery.workflows.model.SessionState;
 import java.time.Instant;
 import java.util.Optional;
 
-/** One row of {@code task_sessions}. */
+/**
+ * One row of {@code task_sessions}.
+ *
+ * @param executorHost the host the session's agent runs on; empty until the first launch binds it
+ */
 public record SessionRecord(
     String id,
     String taskId,
@@ -15,7 +19,8 @@ public record SessionRecord(
     SessionState state,
     String errorMessage,
     ObjectNode metadata,
-    Instant updatedAt) {
+    Instant updatedAt,
+    String executorHost) {
 
   /** {@code metadata.acp.session_id}, the durable mirror of the resume token. */
   public Optional<String> acpSessionId() {

@@ -30,8 +30,8 @@ public final class SessionStore {
   private static final Pattern METADATA_KEY = Pattern.compile("[a-z][a-z0-9_]{0,63}");
 
   private static final String SELECT_SESSION =
-      "SELECT id, task_id, agent_id, workspace_path, state, error_message, metadata::text, updated_at"
-          + " FROM task_sessions WHERE id = ?";
+      "SELECT id, task_id, agent_id, workspace_path, state, error_message, metadata::text, updated_at,"
+          + " executor_host FROM task_sessions WHERE id = ?";
 
   private final DataSource dataSource;
   private final ObjectMapper json;
@@ -43,6 +43,27 @@ public final class SessionStore {
 
   public Optional<SessionRecord> find(String sessionId) {
     return Sql.inTransaction(dataSource, "read session " + sessionId, c -> read(c, sessionId));
+  }
+
+  /**
+   * Binds a session not bound to a host yet to {@code host}; a bound session keeps its host. Returns
+   * the session's host after the call.
+   */
+  public String bindHost(String sessionId, String host) {
+    return Sql.inTransaction(dataSource, "bind session " + sessionId + " to host " + host, c -> {
+      try (PreparedStatement update = c.prepareStatement(
+          "UPDATE task_sessions SET executor_host = CASE WHEN executor_host = '' THEN ? ELSE executor_host END"
+              + " WHERE id = ? RETURNING executor_host")) {
+        update.setString(1, host);
+        update.setString(2, sessionId);
+        try (ResultSet rs = update.executeQuery()) {
+          if (!rs.next()) {
+            throw new UnknownSessionException(sessionId);
+          }
+          return rs.getString(1);
+        }
+      }
+    });
   }
 
   public SessionRecord get(String sessionId) {
@@ -261,7 +282,8 @@ public final class SessionStore {
                 SessionState.parse(rs.getString(5)),
                 rs.getString(6),
                 (ObjectNode) json.readTree(rs.getString(7)),
-                rs.getTimestamp(8).toInstant()));
+                rs.getTimestamp(8).toInstant(),
+                rs.getString(9)));
       } catch (JsonProcessingException e) {
         throw new SQLException("metadata of session " + sessionId + " is not JSON", e);
       }

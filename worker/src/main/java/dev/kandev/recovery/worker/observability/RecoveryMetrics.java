@@ -53,4 +53,13 @@ public final class RecoveryMetrics {
   public void agentsRunning(Supplier<Number> running) {
     Gauge.builder("kandev_agents_running", running).description("Agents this worker runs").register(registry);
   }
+
+  /**
+   * {@code kandev_launches_under_way}: this worker's launches now, at most KANDEV_MAX_CONCURRENT_LAUNCHES;
+   * the launches waiting beyond the cap are the backlog of the host's launch queue on the server.
+   */
+  public void launchesUnderWay(Supplier<Number> launching) {
+    Gauge.builder("kandev_launches_under_way", launching)
+        .description("Agent launches this worker runs now (capped by KANDEV_MAX_CONCURRENT_LAUNCHES)").register(registry);
+  }
 }

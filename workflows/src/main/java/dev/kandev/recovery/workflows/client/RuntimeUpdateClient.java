@@ -109,9 +109,26 @@ public final class RuntimeUpdateClient {
    * @throws InvalidRequestException if the agent id breaks {@link RecoveryIds}; nothing was started
    */
   public Job start(String agentId, String requestedBy) {
+    return start(new RuntimeUpdateRequest(agentId, requestedBy));
+  }
+
+  /**
+   * Starts the update {@code request} asks for (on its host, if it names one), or attaches to the one
+   * already running for its agent.
+   *
+   * @throws InvalidRequestException if the agent id or host breaks {@link RecoveryIds}; nothing was started
+   */
+  public Job start(RuntimeUpdateRequest request) {
+    String agentId = request.agentId();
+    String requestedBy = request.requestedBy();
     RecoveryIds.problem("agentId", agentId).ifPresent(problem -> {
       throw new InvalidRequestException(problem);
     });
+    if (!request.host().isEmpty()) {
+      RecoveryIds.problem("host", request.host()).ifPresent(problem -> {
+        throw new InvalidRequestException(problem);
+      });
+    }
     String workflowId = RuntimeUpdateWorkflow.workflowId(agentId);
     WorkflowOptions options =
         WorkflowOptions.newBuilder()
@@ -126,7 +143,7 @@ public final class RuntimeUpdateClient {
             .setStaticSummary("Update the managed npm runtime of " + agentId + " (requested by " + requestedBy + ")")
             .build();
     WorkflowStub stub = client.newUntypedWorkflowStub(RuntimeUpdateWorkflow.TYPE, options);
-    WorkflowExecution execution = stub.start(new RuntimeUpdateRequest(agentId, requestedBy));
+    WorkflowExecution execution = stub.start(request);
     return new Job(client.newUntypedWorkflowStub(workflowId, Optional.of(execution.getRunId()), Optional.of(RuntimeUpdateWorkflow.TYPE)), execution);
   }
 

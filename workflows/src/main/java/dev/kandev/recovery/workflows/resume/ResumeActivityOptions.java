@@ -67,5 +67,18 @@ public final class ResumeActivityOptions {
                   .build())
           .build();
 
+  /** The launch on the session's host: waits for a worker of that host at most {@code hostWait}. */
+  static ActivityOptions launchOn(String launchQueue, Duration hostWait) {
+    return ActivityOptions.newBuilder(LAUNCH).setTaskQueue(launchQueue).setScheduleToStartTimeout(hostWait).build();
+  }
+
+  /**
+   * The agent's stop on its host: a compensation, but one that waits for the host's worker at most
+   * {@code hostWait} — a dead host's agent is gone with it, and the restore must not wait for the host.
+   */
+  static ActivityOptions stopOn(String hostQueue, Duration hostWait) {
+    return ActivityOptions.newBuilder(COMPENSATION).setTaskQueue(hostQueue).setScheduleToStartTimeout(hostWait).build();
+  }
+
   private ResumeActivityOptions() {}
 }

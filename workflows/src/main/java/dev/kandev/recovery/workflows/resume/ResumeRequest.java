@@ -10,6 +10,9 @@ import java.util.Optional;
  * @param requestedBy who asked, for the operator (a user id, {@code kandev-api}, {@code worker})
  */
 public record ResumeRequest(String sessionId, ResumeMode mode, String reason, String requestedBy) {
+  /** The reason of the resumes a worker's restart recovery starts for the sessions it lost. */
+  public static final String RESTART_RECOVERY = "restart_recovery";
+
   public ResumeRequest {
     mode = mode == null ? ResumeMode.RESUME : mode;
     reason = reason == null || reason.isBlank() ? "user" : reason;

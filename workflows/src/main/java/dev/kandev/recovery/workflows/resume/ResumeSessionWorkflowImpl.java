@@ -9,7 +9,9 @@ import dev.kandev.recovery.workflows.ExpectedFailures;
 import dev.kandev.recovery.workflows.FailureType;
 import dev.kandev.recovery.workflows.InvalidRequest;
 import dev.kandev.recovery.workflows.RecoveryIds;
+import dev.kandev.recovery.workflows.RecoveryTaskQueue;
 import dev.kandev.recovery.workflows.model.SessionState;
+import io.temporal.api.enums.v1.TimeoutType;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
 import io.temporal.failure.CanceledFailure;
@@ -18,6 +20,7 @@ import io.temporal.failure.TimeoutFailure;
 import io.temporal.workflow.Saga;
 import io.temporal.workflow.Workflow;
 import io.temporal.workflow.WorkflowInfo;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -30,9 +33,15 @@ import org.slf4j.Logger;
  * timeout or a cancellation restores the prior recoverable state (unless a terminal transition won
  * the race), revokes the leases and stops a half-launched agent. Restoring is guarded by STARTING,
  * so compensating a transition that never applied changes nothing.
+ *
+ * <p>The launch and the agent's stop go to the queues of the session's executor host (see {@link
+ * RecoveryTaskQueue}), so an agent starts only where its workspace lives; a host with no worker that
+ * takes the launch within {@link HostWait} fails the resume with {@link FailureType#AGENT_HOST_UNAVAILABLE}.
  */
 public class ResumeSessionWorkflowImpl implements ResumeSessionWorkflow {
   private static final Logger log = Workflow.getLogger(ResumeSessionWorkflowImpl.class);
+  /** Version 1: the launch and the agent's stop go to the session's host queues (before: the shared queue). */
+  static final String HOST_QUEUES = "host-queues";
 
   private final ResumeLockActivities locks = Workflow.newActivityStub(ResumeLockActivities.class, ResumeActivityOptions.STORE);
   private final SessionActivities sessions = Workflow.newActivityStub(SessionActivities.class, ResumeActivityOptions.STORE);
@@ -48,10 +57,21 @@ public class ResumeSessionWorkflowImpl implements ResumeSessionWorkflow {
       Workflow.newActivityStub(CredentialActivities.class, ResumeActivityOptions.COMPENSATION);
   private final AgentActivities stopper = Workflow.newActivityStub(AgentActivities.class, ResumeActivityOptions.COMPENSATION);
 
+  private final Duration hostWait;
   private final List<String> lines = new ArrayList<>();
   private ResumeRequest request;
   private ResumeStep step = ResumeStep.ACQUIRE_LOCK;
   private long startedAtMillis;
+
+  /** Launches wait for a worker of their host at most {@link HostWait#DEFAULT}. */
+  public ResumeSessionWorkflowImpl() {
+    this(HostWait.DEFAULT);
+  }
+
+  /** @param hostWait how long a launch waits for a worker of its host (see {@link HostWait}) */
+  public ResumeSessionWorkflowImpl(Duration hostWait) {
+    this.hostWait = HostWait.validated(hostWait);
+  }
 
   @Override
   public ResumeResult resume(ResumeRequest request) {
@@ -77,6 +97,7 @@ public class ResumeSessionWorkflowImpl implements ResumeSessionWorkflow {
       ResumeContext context = sessions.readResumeContext(sessionId, request.mode());
       attempt.context = context;
       describe(context);
+      HostAgents agents = agentsOf(context);
 
       if (request.mode() == ResumeMode.START_FRESH) {
         enter(ResumeStep.CLEAR_IDENTITY, "user chose Start fresh: clearing the stored provider session");
@@ -98,10 +119,11 @@ public class ResumeSessionWorkflowImpl implements ResumeSessionWorkflow {
       sessions.persistCredentialSnapshot(sessionId, lease.snapshot(), attempt.fence);
 
       enter(ResumeStep.LAUNCH_AGENT, attempt.hasToken() ? "session/load " + context.resumeToken() : "session/new");
-      saga.addCompensation(stopper::stopAgent, sessionId);
-      LaunchOutcome launched = launcher.launchAgent(sessionId, lease.leaseIds(), attempt.fence);
+      attempt.agents = agents;
+      saga.addCompensation(() -> stopAgent(sessionId, attempt));
+      LaunchOutcome launched = agents.launcher().launchAgent(sessionId, lease.leaseIds(), attempt.fence);
 
-      enter(ResumeStep.SETTLE_SESSION, "agent " + launched.agentName() + " pid " + launched.pid());
+      enter(ResumeStep.SETTLE_SESSION, "agent " + launched.agentName() + " pid " + launched.pid() + agents.where());
       SessionState finalState = sessions.settleSession(sessionId, attempt.fence);
 
       ResumeOutcome outcome = launched.loaded() ? ResumeOutcome.RESUMED : ResumeOutcome.STARTED_FRESH;
@@ -111,9 +133,13 @@ public class ResumeSessionWorkflowImpl implements ResumeSessionWorkflow {
       return new ResumeResult(sessionId, context.taskId(), outcome, finalState, launched.providerSessionId(), launched.loaded());
     } catch (ActivityFailure | CanceledFailure failure) {
       ResumeStep failedStep = step;
-      String type = failureType(failure);
-      attempt.errorMessage = "resume failed at " + failedStep + " (" + type + "): " + attempt.lostConversation()
-          + failureMessage(failure);
+      attempt.launchNeverStarted = failedStep == ResumeStep.LAUNCH_AGENT && isScheduleToStartTimeout(failure);
+      String type = attempt.launchNeverStarted ? FailureType.AGENT_HOST_UNAVAILABLE.type() : failureType(failure);
+      String cause = attempt.launchNeverStarted
+          ? "no worker of host " + attempt.agents.host() + " took the launch within " + attempt.agents.hostWait().toSeconds()
+              + " s (the host's worker is down, or busy with more launches than its cap); nothing was launched"
+          : failureMessage(failure);
+      attempt.errorMessage = "resume failed at " + failedStep + " (" + type + "): " + attempt.lostConversation() + cause;
       note(attempt.errorMessage);
       if (attempt.context != null) {
         enter(ResumeStep.COMPENSATE, "restoring the prior state");
@@ -139,9 +165,59 @@ public class ResumeSessionWorkflowImpl implements ResumeSessionWorkflow {
     return new ResumeProgress(request == null ? null : request.sessionId(), request == null ? null : request.mode(), step, List.copyOf(lines));
   }
 
+  /**
+   * The launcher and stopper of the session's agent: on its host's queues, or on the shared queue for
+   * histories from before hosts had queues (and a context from an activity that predates them).
+   */
+  private HostAgents agentsOf(ResumeContext context) {
+    int version = Workflow.getVersion(HOST_QUEUES, Workflow.DEFAULT_VERSION, 1);
+    String host = context.executorHost();
+    if (version == Workflow.DEFAULT_VERSION || host == null || host.isEmpty()) {
+      return new HostAgents("", hostWait, launcher, stopper);
+    }
+    String queue = Workflow.getInfo().getTaskQueue();
+    // Restart recovery is started by the host's own worker: the host is alive, it may be busy with many.
+    Duration wait = ResumeRequest.RESTART_RECOVERY.equals(request.reason()) ? HostWait.RESTART_RECOVERY : hostWait;
+    return new HostAgents(host, wait,
+        Workflow.newActivityStub(AgentActivities.class,
+            ResumeActivityOptions.launchOn(RecoveryTaskQueue.launchesOf(queue, host), wait)),
+        Workflow.newActivityStub(AgentActivities.class,
+            ResumeActivityOptions.stopOn(RecoveryTaskQueue.ofHost(queue, host), wait)));
+  }
+
+  /** Where the session's agent is launched and stopped; {@code host} is empty for the shared queue. */
+  private record HostAgents(String host, Duration hostWait, AgentActivities launcher, AgentActivities stopper) {
+    String where() {
+      return host.isEmpty() ? "" : " on host " + host;
+    }
+  }
+
+  /**
+   * Compensation of the launch: stops the agent on its host. Nothing to stop if no worker ever took
+   * the launch. If the host's worker does not take the stop in time either, the host is gone and its
+   * agents with it: the stop on the shared queue still withdraws the launch (the host's worker, if it
+   * comes back, stops what it finds unowned).
+   */
+  private void stopAgent(String sessionId, Attempt attempt) {
+    if (attempt.launchNeverStarted) {
+      return;
+    }
+    try {
+      attempt.agents.stopper().stopAgent(sessionId);
+    } catch (ActivityFailure failure) {
+      if (!isScheduleToStartTimeout(failure)) {
+        throw failure;
+      }
+      note("COMPENSATE: host " + attempt.agents.host() + " did not take the stop; withdrawing the launch");
+      stopper.stopAgent(sessionId);
+    }
+  }
+
   /** What one attempt learned; compensations read it when they run. */
   private static final class Attempt {
     long fence;
+    HostAgents agents;
+    boolean launchNeverStarted;
     ResumeContext context;
     String errorMessage = "";
     SessionState restoredState;
@@ -214,6 +290,11 @@ public class ResumeSessionWorkflowImpl implements ResumeSessionWorkflow {
     }
     // A fault outside the catalogue (e.g. a failure of the server itself).
     return cause == null ? "UNKNOWN" : cause.getClass().getSimpleName();
+  }
+
+  private static boolean isScheduleToStartTimeout(TemporalFailure failure) {
+    return failure instanceof ActivityFailure && failure.getCause() instanceof TimeoutFailure timeout
+        && timeout.getTimeoutType() == TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_START;
   }
 
   private static String failureMessage(TemporalFailure failure) {

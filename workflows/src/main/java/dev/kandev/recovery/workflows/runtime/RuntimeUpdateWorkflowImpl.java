@@ -5,10 +5,14 @@ import dev.kandev.recovery.workflows.FailureType;
 import dev.kandev.recovery.workflows.InvalidRequest;
 import dev.kandev.recovery.workflows.RecoveryIds;
 import dev.kandev.recovery.workflows.RecoverySearchAttributes;
+import dev.kandev.recovery.workflows.RecoveryTaskQueue;
+import dev.kandev.recovery.workflows.resume.HostWait;
 import io.temporal.activity.ActivityOptions;
+import io.temporal.api.enums.v1.TimeoutType;
 import io.temporal.common.RetryOptions;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
+import io.temporal.failure.TimeoutFailure;
 import io.temporal.workflow.Workflow;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -30,6 +34,9 @@ public final class RuntimeUpdateWorkflowImpl implements RuntimeUpdateWorkflow {
   private static final Logger log = Workflow.getLogger(RuntimeUpdateWorkflowImpl.class);
 
   private final BuiltInAgents catalogue;
+  private final Duration hostWait;
+  /** The queue of the npm steps: the requested host's, or null for the shared queue. */
+  private String stepQueue;
   private final List<String> lines = new ArrayList<>();
   private String jobId = "";
   private String agentId = "";
@@ -45,7 +52,13 @@ public final class RuntimeUpdateWorkflowImpl implements RuntimeUpdateWorkflow {
   }
 
   public RuntimeUpdateWorkflowImpl(BuiltInAgents catalogue) {
+    this(catalogue, HostWait.DEFAULT);
+  }
+
+  /** @param hostWait how long an npm step waits for a worker of the requested host */
+  public RuntimeUpdateWorkflowImpl(BuiltInAgents catalogue, Duration hostWait) {
     this.catalogue = catalogue;
+    this.hostWait = HostWait.validated(hostWait);
   }
 
   // The npm steps: Temporal must never add attempts of its own.
@@ -80,6 +93,12 @@ public final class RuntimeUpdateWorkflowImpl implements RuntimeUpdateWorkflow {
       throw invalid(problem);
     });
     agentId = request.agentId();
+    if (!request.host().isEmpty()) {
+      RecoveryIds.problem("host", request.host()).ifPresent(problem -> {
+        throw invalid(problem);
+      });
+      stepQueue = RecoveryTaskQueue.ofHost(Workflow.getInfo().getTaskQueue(), request.host());
+    }
     // The workflow sets its own search attributes (a starter in another SDK sets none); histories
     // recorded before had no such commands.
     boolean ownSearchAttributes =
@@ -102,13 +121,14 @@ public final class RuntimeUpdateWorkflowImpl implements RuntimeUpdateWorkflow {
           new RuntimeUpdateResult(jobId, agentId, "", RuntimeUpdateStatus.FAILED, 0, false, repair, lines, error,
               FailureType.RUNTIME_UNKNOWN_AGENT.type(), null));
     }
-    line("runtime update of " + agent.agentId() + " (" + agent.packageSpec() + ") requested by " + request.requestedBy());
+    line("runtime update of " + agent.agentId() + " (" + agent.packageSpec() + ") requested by " + request.requestedBy()
+        + (request.host().isEmpty() ? "" : " on host " + request.host()));
     save(agent, request);
 
     status = RuntimeJobStatus.UPDATING;
     line("updating " + agent.packageSpec());
     save(agent, request);
-    ActivityFailure firstFailure = runUpdate(agent, 1, "update " + agent.packageSpec());
+    ActivityFailure firstFailure = runUpdate(agent, request, 1, "update " + agent.packageSpec());
     if (firstFailure != null) {
       line("managed runtime cache appears stale; repairing execution cache");
       status = RuntimeJobStatus.REPAIRING;
@@ -122,6 +142,7 @@ public final class RuntimeUpdateWorkflowImpl implements RuntimeUpdateWorkflow {
         line(outcome.removed() ? "removed " + outcome.target() : "nothing to remove at " + outcome.target());
         countRepair();
       } catch (ActivityFailure e) {
+        requireHost(e, agent, request);
         repair = refused(e) ? RepairResult.REFUSED : RepairResult.FAILED;
         countRepair();
         throw terminal(agent, request, "repair runtime execution cache: " + message(e),
@@ -130,7 +151,7 @@ public final class RuntimeUpdateWorkflowImpl implements RuntimeUpdateWorkflow {
       line("retrying managed runtime update");
       status = RuntimeJobStatus.RETRYING;
       save(agent, request);
-      ActivityFailure secondFailure = runUpdate(agent, 2, "retry update " + agent.packageSpec() + " after repair");
+      ActivityFailure secondFailure = runUpdate(agent, request, 2, "retry update " + agent.packageSpec() + " after repair");
       if (secondFailure != null) {
         throw terminal(agent, request, "update runtime after cache repair: " + message(secondFailure),
             FailureType.RUNTIME_UPDATE_FAILED, secondFailure);
@@ -145,6 +166,7 @@ public final class RuntimeUpdateWorkflowImpl implements RuntimeUpdateWorkflow {
       probe = stub(RuntimeStepTimeouts.PROBE, "ACP initialize probe of " + agent.agentId())
           .probeAcp(new ProbeStep(jobId, agent.agentId()));
     } catch (ActivityFailure e) {
+      requireHost(e, agent, request);
       throw terminal(agent, request, "ACP capability probe: " + message(e), FailureType.RUNTIME_PROBE_FAILED, e);
     }
     line("ACP initialize ok: " + probe.agentName() + " " + probe.agentVersion()
@@ -163,7 +185,7 @@ public final class RuntimeUpdateWorkflowImpl implements RuntimeUpdateWorkflow {
   }
 
   /** Runs the update once; returns its failure, or null if it succeeded. */
-  private ActivityFailure runUpdate(AgentRuntime agent, int attempt, String summary) {
+  private ActivityFailure runUpdate(AgentRuntime agent, RuntimeUpdateRequest request, int attempt, String summary) {
     attempts = attempt;
     try {
       UpdateOutcome outcome = stub(RuntimeStepTimeouts.UPDATE, summary).runUpdate(new UpdateStep(jobId, agent.agentId(), attempt));
@@ -171,6 +193,7 @@ public final class RuntimeUpdateWorkflowImpl implements RuntimeUpdateWorkflow {
       line("update attempt " + attempt + " succeeded");
       return null;
     } catch (ActivityFailure e) {
+      requireHost(e, agent, request);
       if (e.getCause() instanceof ApplicationFailure failure && failure.getDetails().getSize() > 0) {
         tail(failure.getDetails().get(UpdateOutcome.class).outputTail());
       }
@@ -237,8 +260,21 @@ public final class RuntimeUpdateWorkflowImpl implements RuntimeUpdateWorkflow {
         .counter("kandev_runtime_updates").inc(1);
   }
 
-  private static RuntimeUpdateActivities stub(Duration startToClose, String summary) {
-    return Workflow.newActivityStub(RuntimeUpdateActivities.class, step(startToClose, summary));
+  private RuntimeUpdateActivities stub(Duration startToClose, String summary) {
+    ActivityOptions options = step(startToClose, summary);
+    if (stepQueue != null) {
+      options = ActivityOptions.newBuilder(options).setTaskQueue(stepQueue).setScheduleToStartTimeout(hostWait).build();
+    }
+    return Workflow.newActivityStub(RuntimeUpdateActivities.class, options);
+  }
+
+  /** A step no worker of the requested host took in time ends the job: nothing ran there. */
+  private void requireHost(ActivityFailure e, AgentRuntime agent, RuntimeUpdateRequest request) {
+    if (e.getCause() instanceof TimeoutFailure timeout
+        && timeout.getTimeoutType() == TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_START) {
+      throw terminal(agent, request, "no worker of host " + request.host() + " took the step within "
+          + hostWait.toSeconds() + " s (the host's worker is down)", FailureType.AGENT_HOST_UNAVAILABLE, e);
+    }
   }
 
   private void tail(List<String> output) {
