@@ -25,6 +25,9 @@
 // agent's environment (and its value), "unsupported" calls terminal/create on the client,
 // "git-credential:<host>/<owner>/<repo>" runs `git credential fill` and replies with the username.
 // KANDEV_TEST_AGENT_ECHO_ENV=NAME prints NAME's value to stderr at start (to test redaction).
+// KANDEV_TEST_AGENT_LAUNCH_LOG / --launch-log=FILE: the process appends one JSON line per event to FILE
+// ({"event":"start"|"session"|"stop", "host", "pid", "at", ...}), the host being KANDEV_TEST_AGENT_HOST /
+// --host=NAME: which host ran which agent, and when it stopped (stdin closed or SIGTERM).
 // Diagnostics go to stderr.
 'use strict';
 
@@ -73,7 +76,24 @@ if (Number.isNaN(replayLimit) || replayLimit < 0) {
   process.exit(2);
 }
 
+const hostName = flag('host') || process.env.KANDEV_TEST_AGENT_HOST || '';
+const launchLog = flag('launch-log') || process.env.KANDEV_TEST_AGENT_LAUNCH_LOG;
+
+function record(event, fields) {
+  if (launchLog) {
+    // One short write with O_APPEND: lines of concurrent agents do not interleave.
+    fs.appendFileSync(launchLog, `${JSON.stringify({ event, host: hostName, pid: process.pid, at: Date.now(), ...fields })}\n`);
+  }
+}
+
 log(`started; state dir ${stateDir}`);
+record('start', { cwd: process.cwd() });
+if (launchLog) {
+  process.on('SIGTERM', () => {
+    record('stop', { by: 'SIGTERM' });
+    process.exit(143);
+  });
+}
 if (process.env.KANDEV_TEST_AGENT_ECHO_ENV) {
   const name = process.env.KANDEV_TEST_AGENT_ECHO_ENV;
   log(`env ${name}=${process.env[name]}`);
@@ -156,6 +176,7 @@ process.stdin.on('data', (chunk) => {
 });
 process.stdin.on('end', () => {
   log('stdin closed; exiting');
+  record('stop', { by: 'stdin closed' });
   process.exit(0);
 });
 
@@ -271,6 +292,7 @@ const handlers = {
     saveSession(session);
     sessions.set(session.id, session);
     log(`session/new -> ${session.id}`);
+    record('session', { sessionId: session.id, loaded: false });
     respond(id, { sessionId: session.id });
   },
 
@@ -315,6 +337,7 @@ const handlers = {
       });
     }
     log(`session/load replayed ${replay.length} of ${session.messages.length} messages`);
+    record('session', { sessionId: params.sessionId, loaded: true });
     respond(id, {});
   },
 

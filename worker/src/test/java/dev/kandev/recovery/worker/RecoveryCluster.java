@@ -2,6 +2,7 @@ package dev.kandev.recovery.worker;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import dev.kandev.recovery.activities.json.Json;
 import dev.kandev.recovery.activities.store.ExecutorRecord;
 import dev.kandev.recovery.activities.store.ExecutorsRunningStore;
@@ -22,6 +23,7 @@ import dev.kandev.recovery.workflows.resume.ResumeMode;
 import dev.kandev.recovery.workflows.resume.ResumeRequest;
 import dev.kandev.recovery.workflows.resume.ResumeResult;
 import io.temporal.api.enums.v1.PendingActivityState;
+import io.temporal.api.history.v1.HistoryEvent;
 import io.temporal.api.workflow.v1.PendingActivityInfo;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowStub;
@@ -30,6 +32,8 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -79,7 +83,7 @@ final class RecoveryCluster implements BeforeEachCallback, AfterEachCallback {
     modeFile = dir.resolve("agent-mode");
     agentsFile = dir.resolve("agents.json");
     agentMode("normal");
-    writeAgentsFile();
+    writeAgentsFile(HOST);
   }
 
   /** This test's folder: state, logs, agent sessions. */
@@ -98,6 +102,94 @@ final class RecoveryCluster implements BeforeEachCallback, AfterEachCallback {
     Map<String, String> env = new HashMap<>(environment(instance));
     env.put("TEMPORAL_ADDRESS", temporalAddress());
     return started(instance, KandevProcess.start(instance, env, dir.resolve("logs"), "worker"));
+  }
+
+  /**
+   * Starts a {@code worker} process of executor host {@code host} against the dev server: a host of
+   * its own, so its own state folder (its predecessor file), and agents that record {@code host} in
+   * the launch log ({@link #agentEvents}). {@code settings} are added to its environment.
+   */
+  KandevProcess worker(String instance, String host, Map<String, String> settings) {
+    Map<String, String> env = new HashMap<>(environment(instance));
+    env.put("TEMPORAL_ADDRESS", temporalAddress());
+    env.put("KANDEV_HOST", host);
+    env.put("KANDEV_STATE_DIR", dir.resolve("state-" + host).toString());
+    env.put("KANDEV_AGENTS_FILE", writeAgentsFile(host).toString());
+    env.putAll(settings);
+    return started(instance, KandevProcess.start(instance, env, dir.resolve("logs"), "worker"));
+  }
+
+  /** What the agents of this cluster recorded, in the order they wrote it. */
+  List<AgentEvent> agentEvents() {
+    Path log = launchLog();
+    try {
+      if (!Files.exists(log)) {
+        return List.of();
+      }
+      List<AgentEvent> events = new ArrayList<>();
+      for (String line : Files.readAllLines(log)) {
+        events.add(Json.mapper().readValue(line, AgentEvent.class));
+      }
+      return events;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /**
+   * One line of the test agent's launch log: {@code start} (the process started on {@code host}),
+   * {@code session} (it created or loaded provider session {@code sessionId}), {@code stop}.
+   */
+  @JsonIgnoreProperties(ignoreUnknown = true)
+  record AgentEvent(String event, String host, long pid, long at, String sessionId, Boolean loaded, String by) {}
+
+  /**
+   * One activity of a run as its history records it: the queue it was scheduled on, the worker
+   * (instance) that took it, and when the server saw it start and close (null: not yet).
+   */
+  record ActivityRun(String type, String taskQueue, String worker, Instant started, Instant closed) {}
+
+  /** The activities of the run ({@code runId} null: the latest run), in the order they were scheduled. */
+  List<ActivityRun> activities(String workflowId, String runId) {
+    Map<Long, ActivityRun> runs = new LinkedHashMap<>();
+    var history = runId == null ? client().fetchHistory(workflowId) : client().fetchHistory(workflowId, runId);
+    for (HistoryEvent event : history.getEvents()) {
+      Instant at = Instant.ofEpochSecond(event.getEventTime().getSeconds(), event.getEventTime().getNanos());
+      if (event.hasActivityTaskScheduledEventAttributes()) {
+        var scheduled = event.getActivityTaskScheduledEventAttributes();
+        runs.put(event.getEventId(), new ActivityRun(
+            scheduled.getActivityType().getName(), scheduled.getTaskQueue().getName(), null, null, null));
+      } else if (event.hasActivityTaskStartedEventAttributes()) {
+        var started = event.getActivityTaskStartedEventAttributes();
+        runs.computeIfPresent(started.getScheduledEventId(),
+            (id, run) -> new ActivityRun(run.type(), run.taskQueue(), started.getIdentity(), at, null));
+      } else {
+        closedActivity(event).ifPresent(scheduledId -> runs.computeIfPresent(scheduledId,
+            (id, run) -> new ActivityRun(run.type(), run.taskQueue(), run.worker(), run.started(), at)));
+      }
+    }
+    return List.copyOf(runs.values());
+  }
+
+  private static Optional<Long> closedActivity(HistoryEvent event) {
+    if (event.hasActivityTaskCompletedEventAttributes()) {
+      return Optional.of(event.getActivityTaskCompletedEventAttributes().getScheduledEventId());
+    }
+    if (event.hasActivityTaskFailedEventAttributes()) {
+      return Optional.of(event.getActivityTaskFailedEventAttributes().getScheduledEventId());
+    }
+    if (event.hasActivityTaskTimedOutEventAttributes()) {
+      return Optional.of(event.getActivityTaskTimedOutEventAttributes().getScheduledEventId());
+    }
+    if (event.hasActivityTaskCanceledEventAttributes()) {
+      return Optional.of(event.getActivityTaskCanceledEventAttributes().getScheduledEventId());
+    }
+    return Optional.empty();
+  }
+
+  /** Binds the session to executor host {@code host}, as a starter does. */
+  void bindHost(String sessionId, String host) {
+    fixtures.exec("UPDATE task_sessions SET executor_host = ? WHERE id = ?", host, sessionId);
   }
 
   /** Adds a process this cluster stops at its end, once it is ready. */
@@ -265,15 +357,23 @@ final class RecoveryCluster implements BeforeEachCallback, AfterEachCallback {
     }
   }
 
-  private void writeAgentsFile() {
+  private Path launchLog() {
+    return dir.resolve("agent-launches.jsonl");
+  }
+
+  /** The test agent's profile on {@code host}: the shared mode file and sessions, its own host name. */
+  private Path writeAgentsFile(String host) {
     String json = """
-        {"%s": {"argv": ["node", "%s", "--mode-file=%s"], "env": {"KANDEV_TEST_AGENT_STATE_DIR": "%s"}}}
-        """.formatted(TestAgent.AGENT_ID, TestAgent.script(), modeFile, dir.resolve("agent-state"));
+        {"%s": {"argv": ["node", "%s", "--mode-file=%s"], "env": {"KANDEV_TEST_AGENT_STATE_DIR": "%s",
+          "KANDEV_TEST_AGENT_HOST": "%s", "KANDEV_TEST_AGENT_LAUNCH_LOG": "%s"}}}
+        """.formatted(TestAgent.AGENT_ID, TestAgent.script(), modeFile, dir.resolve("agent-state"), host, launchLog());
+    Path file = host.equals(HOST) ? agentsFile : dir.resolve("agents-" + host + ".json");
     try {
-      Files.writeString(agentsFile, json);
+      Files.writeString(file, json);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+    return file;
   }
 
   /**
