@@ -97,6 +97,9 @@ type ResumeProgress struct {
 type RuntimeUpdateRequest struct {
 	AgentID     string `json:"agentId"`
 	RequestedBy string `json:"requestedBy,omitempty"`
+	// Host is the executor host whose runtime is updated (its workers run the npm steps); empty: any
+	// worker, right when all workers share one host.
+	Host string `json:"host,omitempty"`
 }
 
 // RuntimeUpdateResult is what a successful RuntimeUpdateWorkflow returns, and (with Status FAILED)

@@ -37,7 +37,7 @@ final class RestartRecovery {
     List<String> sessionIds = executors.sessionsLostOn(host, instance);
     for (String sessionId : sessionIds) {
       try {
-        resumes.start(new ResumeRequest(sessionId, ResumeMode.RESUME, "restart_recovery", "worker:" + instance));
+        resumes.start(new ResumeRequest(sessionId, ResumeMode.RESUME, ResumeRequest.RESTART_RECOVERY, "worker:" + instance));
         log.info("restart recovery: resuming session {}", sessionId);
       } catch (RuntimeException e) {
         log.warn("restart recovery: could not start the resume of session {}: {}", sessionId, e.getMessage());

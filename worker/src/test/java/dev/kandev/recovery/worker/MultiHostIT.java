@@ -56,6 +56,8 @@ class MultiHostIT {
     for (var resume : resumes.entrySet()) {
       tokenOf.put(resume.getKey(), resume.getValue().await(RESUME).providerSessionId());
     }
+    RecordedHistories.recordIfAsked(cluster.client().fetchHistory(resumes.get("s0").workflowId(), resumes.get("s0").runId()),
+        "real-server-resume-on-host");
     for (String sessionId : hostOf.keySet()) {
       String host = hostOf.get(sessionId);
       assertThat(createdOn(tokenOf.get(sessionId))).as("host of the agent of %s", sessionId).isEqualTo(host);
@@ -70,6 +72,7 @@ class MultiHostIT {
     // A compensation stops the agent on its host: resumes cancelled while their agents are in ACP initialize.
     cluster.agentMode("hold-initialize");
     Map<String, ResumeHandle> cancelled = new LinkedHashMap<>();
+    Map<String, Long> pidOf = new LinkedHashMap<>();
     for (String host : HOSTS) {
       String sessionId = "c-" + host;
       cluster.newSession(sessionId, SessionState.CREATED);
@@ -79,6 +82,7 @@ class MultiHostIT {
     for (var resume : cancelled.entrySet()) {
       ExecutorRecord starting = cluster.awaitAgentStarting(resume.getKey());
       assertThat(starting.host()).isEqualTo(hostOfCompensated(resume.getKey()));
+      pidOf.put(resume.getKey(), starting.pid());
       resume.getValue().cancel();
     }
     for (var resume : cancelled.entrySet()) {
@@ -88,10 +92,10 @@ class MultiHostIT {
           .filter(run -> run.type().equals("StopAgent")).findFirst().orElseThrow();
       assertThat(stop.taskQueue()).isEqualTo(RecoveryTaskQueue.ofHost("kandev-recovery", host));
       assertThat(stop.worker()).isEqualTo(worker(host));
-      long pid = cluster.executor(resume.getKey()).orElseThrow().pid();
+      long pid = pidOf.get(resume.getKey());
       assertThat(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)).as("agent pid %d alive", pid).isFalse();
-      assertThat(cluster.agentEvents()).filteredOn(e -> e.pid() == pid && e.event().equals("stop"))
-          .extracting(AgentEvent::host).containsOnly(host);
+      assertThat(cluster.agentEvents()).filteredOn(e -> e.pid() == pid)
+          .extracting(AgentEvent::event, AgentEvent::host).contains(tuple("start", host));
       assertThat(cluster.state(resume.getKey())).isEqualTo(SessionState.CREATED);
     }
     cluster.agentMode("normal");
@@ -114,7 +118,10 @@ class MultiHostIT {
     cluster.kill(worker("h2"));
 
     for (String sessionId : failedOnH2) {
-      ResumeFailure failure = RecoveryCluster.awaitFailure(cluster.start(sessionId, ResumeMode.RESUME), RESUME);
+      ResumeHandle resume = cluster.start(sessionId, ResumeMode.RESUME);
+      ResumeFailure failure = RecoveryCluster.awaitFailure(resume, RESUME);
+      RecordedHistories.recordIfAsked(cluster.client().fetchHistory(resume.workflowId(), resume.runId()),
+          "real-server-resume-host-unavailable");
       assertThat(failure.failureType()).isEqualTo(FailureType.AGENT_HOST_UNAVAILABLE.type());
       assertThat(failure.step()).isEqualTo(ResumeStep.LAUNCH_AGENT);
       assertThat(failure.message()).contains("no worker of host h2 took the launch within 5 s");

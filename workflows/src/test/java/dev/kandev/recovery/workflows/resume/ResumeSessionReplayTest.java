@@ -46,7 +46,7 @@ class ResumeSessionReplayTest {
     "resume-success-github", "resume-launch-failure-compensated", "resume-credential-rejected", "resume-start-fresh",
     "resume-worker-died-after-starting", "resume-worker-died-during-launch",
     "real-server-resume-worker-died-after-starting", "real-server-resume-worker-died-during-launch",
-    "real-server-resume-dev-killed-during-launch"
+    "real-server-resume-dev-killed-during-launch", "real-server-resume-on-host", "real-server-resume-host-unavailable"
   })
   void recordedHistoryReplaysDeterministically(String name) throws Exception {
     WorkflowExecutionHistory history = WorkflowExecutionHistory.fromJson(resource("/histories/" + name + ".json"));
