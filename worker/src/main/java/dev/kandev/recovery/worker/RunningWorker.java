@@ -7,6 +7,7 @@ import dev.kandev.recovery.worker.observability.HealthServer;
 import dev.kandev.recovery.worker.observability.Observability;
 import dev.kandev.recovery.worker.observability.Readiness;
 import dev.kandev.recovery.worker.observability.RecoveryMetrics;
+import dev.kandev.recovery.workflows.RecoveryTaskQueue;
 import dev.kandev.recovery.workflows.client.ResumeClient;
 import io.temporal.client.WorkflowClient;
 import java.nio.file.Path;
@@ -48,6 +49,10 @@ final class RunningWorker {
         HealthServer http = serveHttp(settings, database, client, worker, observability)) {
       System.out.printf("Credentials  %s (git credential redemption, loopback)%n", components.redemption.url());
       System.out.printf("Agents       %s%n", components.agentProfiles.ids());
+      System.out.printf("Host         %s: queues %s, %s (at most %d launches, %d agents at once)%n", settings.host(),
+          RecoveryTaskQueue.ofHost(settings.taskQueue(), settings.host()),
+          RecoveryTaskQueue.launchesOf(settings.taskQueue(), settings.host()),
+          settings.launchLimits().maxLaunches(), settings.launchLimits().maxAgents());
       StaleStartingRecovery stale = new StaleStartingRecovery(components.sessions, components.locks, resumes);
       List<String> restored = metrics.staleStartingRestored(stale.restoreStaleSessions());
       System.out.printf("Stale        %d session(s) left STARTING by an ended resume, restored: %s%n", restored.size(), restored);

@@ -41,6 +41,10 @@ class MetricsIT {
     assertThat(get("/readyz").body()).isEqualTo("ready\n");
     String before = get("/metrics").body();
     assertThat(value(before, "kandev_agents_running")).isZero();
+    assertThat(value(before, "kandev_launches_under_way")).isZero();
+    assertThat(value(before, "temporal_worker_task_slots_available", "task_queue=\"kandev-recovery@it-host/launch\"",
+        "worker_type=\"ActivityWorker\""))
+        .as("the launch cap's free slots").isEqualTo(4);
     assertThat(value(before, "kandev_restart_recoveries_total")).isZero();
     assertThat(before).as("the SDK's meters").contains("temporal_");
 
@@ -52,6 +56,7 @@ class MetricsIT {
     assertThat(value(afterResume, "kandev_agent_launches_total", "result=\"created\"")).isEqualTo(1);
     assertThat(value(afterResume, "kandev_resume_duration_seconds_count", "outcome=\"STARTED_FRESH\"")).isEqualTo(1);
     assertThat(value(afterResume, "kandev_agents_running")).isEqualTo(1);
+    assertThat(value(afterResume, "kandev_launches_under_way")).isZero();
 
     RecoveryCluster.awaitFailure(cluster.start("s-missing", ResumeMode.RESUME), Duration.ofMinutes(2));
     Await.until(() -> value(scrape(), "kandev_resumes_total", "outcome=\"REJECTED\"",
