@@ -17,18 +17,27 @@ import java.util.Map;
  */
 final class ActivityStepTimes {
   static final String WHOLE_RUN = "(whole run: started to completed)";
+  static final String WORKFLOW_TASKS = "(workflow tasks: summed per run)";
 
   private final Map<String, Latencies> byType = new LinkedHashMap<>();
   private final Latencies wholeRun = new Latencies();
+  private final Latencies workflowTasks = new Latencies();
 
   void addRun(WorkflowClient client, String workflowId, String runId) {
     Map<Long, HistoryEvent> scheduled = new HashMap<>();
     HistoryEvent started = null;
+    long workflowTaskNanos = 0;
     for (HistoryEvent event : client.fetchHistory(workflowId, runId).getEvents()) {
       if (event.getEventType() == EventType.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED) {
         started = event;
       } else if (event.getEventType() == EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED) {
         wholeRun.add(nanos(event.getEventTime()) - nanos(started.getEventTime()));
+        workflowTasks.add(workflowTaskNanos);
+      } else if (event.getEventType() == EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED) {
+        scheduled.put(event.getEventId(), event);
+      } else if (event.getEventType() == EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED) {
+        HistoryEvent start = scheduled.get(event.getWorkflowTaskCompletedEventAttributes().getScheduledEventId());
+        workflowTaskNanos += nanos(event.getEventTime()) - nanos(start.getEventTime());
       } else if (event.getEventType() == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED) {
         scheduled.put(event.getEventId(), event);
       } else if (event.getEventType() == EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED) {
@@ -40,9 +49,10 @@ final class ActivityStepTimes {
     }
   }
 
-  /** Activity types in the order they first ran, then {@link #WHOLE_RUN}. */
+  /** Activity types in the order they first ran, then {@link #WORKFLOW_TASKS} and {@link #WHOLE_RUN}. */
   Map<String, Latencies> byType() {
     Map<String, Latencies> all = new LinkedHashMap<>(byType);
+    all.put(WORKFLOW_TASKS, workflowTasks);
     all.put(WHOLE_RUN, wholeRun);
     return all;
   }
