@@ -60,6 +60,7 @@ final class RecoveryCluster implements BeforeEachCallback, AfterEachCallback {
 
   private final TestDatabase db = new TestDatabase();
   private final Map<String, KandevProcess> processes = new LinkedHashMap<>();
+  private final Map<String, String> settings = new HashMap<>();
   Fixtures fixtures;
   CredentialFixtures credentials;
   GitHubAppStandIn gitHubApp;
@@ -84,6 +85,11 @@ final class RecoveryCluster implements BeforeEachCallback, AfterEachCallback {
     agentsFile = dir.resolve("agents.json");
     agentMode("normal");
     writeAgentsFile(HOST);
+  }
+
+  /** A setting every process of this cluster started from now on gets (workers must agree on some). */
+  void setting(String name, String value) {
+    settings.put(name, value);
   }
 
   /** This test's folder: state, logs, agent sessions. */
@@ -195,7 +201,8 @@ final class RecoveryCluster implements BeforeEachCallback, AfterEachCallback {
   /** Adds a process this cluster stops at its end, once it is ready. */
   KandevProcess started(String instance, KandevProcess process) {
     processes.put(instance, process);
-    return process.awaitOutput("Ready.", Duration.ofMinutes(2));
+    // A worker prints it after its restart recovery started every lost session's resume (200 in MassRecoveryIT).
+    return process.awaitOutput("Ready.", Duration.ofMinutes(5));
   }
 
   /** Every setting the processes of this cluster share, and the worker instance of one. */
@@ -212,6 +219,7 @@ final class RecoveryCluster implements BeforeEachCallback, AfterEachCallback {
     env.put("KANDEV_ACP_INITIALIZE_TIMEOUT_SECONDS", "120");
     // A killed worker's launch is given up after 10 s instead of a minute (LaunchStallTest uses the real 60 s).
     env.put("KANDEV_LAUNCH_HEARTBEAT_TIMEOUT_SECONDS", "10");
+    env.putAll(settings);
     return env;
   }
 

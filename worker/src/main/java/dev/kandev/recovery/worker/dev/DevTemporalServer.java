@@ -108,7 +108,10 @@ public final class DevTemporalServer implements AutoCloseable {
     }
     command.addAll(List.of(cli.toString(), "server", "start-dev",
         "--ip", "127.0.0.1", "--port", Integer.toString(port), "--ui-port", Integer.toString(uiPort),
-        "--db-filename", database.toString(), "--ui-disable-news-fetch", "--log-level", "warn"));
+        "--db-filename", database.toString(), "--ui-disable-news-fetch", "--log-level", "warn",
+        // Write-ahead log: a resume's many small history writes no longer each wait for a full sync
+        // (docs/benchmarks.md, "Orchestration overhead"); still durable when a process is killed.
+        "--sqlite-pragma", "journal_mode=wal", "--sqlite-pragma", "synchronous=normal"));
     RecoverySearchAttributes.ALL.forEach(key -> command.addAll(List.of("--search-attribute", key.getName() + "=Keyword")));
     try {
       Files.writeString(log, "--- " + Instant.now() + " " + String.join(" ", command) + System.lineSeparator(),

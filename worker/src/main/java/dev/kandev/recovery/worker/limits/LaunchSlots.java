@@ -9,7 +9,9 @@ import io.temporal.worker.tuning.SlotSupplier;
 import io.temporal.worker.tuning.SlotSupplierFuture;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.HashSet;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.IntSupplier;
 
@@ -23,7 +25,9 @@ public final class LaunchSlots implements SlotSupplier<ActivitySlotInfo> {
   private final LaunchLimits limits;
   private final IntSupplier runningAgents;
   private final Deque<CompletableFuture<SlotPermit>> waiting = new ArrayDeque<>();
-  private int launching;
+  /** Slots handed out: to launches under way, and to pollers waiting for one (the SDK reserves before polling). */
+  private int held;
+  private final Set<SlotPermit> launching = new HashSet<>();
 
   /** @param runningAgents how many agents this worker runs now; call {@link #agentStopped()} when one stops */
   public LaunchSlots(LaunchLimits limits, IntSupplier runningAgents) {
@@ -34,7 +38,7 @@ public final class LaunchSlots implements SlotSupplier<ActivitySlotInfo> {
   @Override
   public synchronized SlotSupplierFuture reserveSlot(SlotReserveContext<ActivitySlotInfo> context) {
     if (waiting.isEmpty() && mayLaunch()) {
-      launching++;
+      held++;
       return SlotSupplierFuture.completedFuture(new SlotPermit());
     }
     CompletableFuture<SlotPermit> slot = new CompletableFuture<>();
@@ -47,16 +51,19 @@ public final class LaunchSlots implements SlotSupplier<ActivitySlotInfo> {
     if (!waiting.isEmpty() || !mayLaunch()) {
       return Optional.empty();
     }
-    launching++;
+    held++;
     return Optional.of(new SlotPermit());
   }
 
   @Override
-  public void markSlotUsed(SlotMarkUsedContext<ActivitySlotInfo> context) {}
+  public synchronized void markSlotUsed(SlotMarkUsedContext<ActivitySlotInfo> context) {
+    launching.add(context.getSlotPermit());
+  }
 
   @Override
   public synchronized void releaseSlot(SlotReleaseContext<ActivitySlotInfo> context) {
-    launching--;
+    launching.remove(context.getSlotPermit());
+    held--;
     handOut();
   }
 
@@ -70,19 +77,19 @@ public final class LaunchSlots implements SlotSupplier<ActivitySlotInfo> {
     handOut();
   }
 
-  /** Launches of this worker under way now. */
+  /** Launches of this worker under way now (slots that got a task). */
   public synchronized int launching() {
-    return launching;
+    return launching.size();
   }
 
   private boolean mayLaunch() {
-    return launching < limits.maxLaunches() && runningAgents.getAsInt() + launching < limits.maxAgents();
+    return held < limits.maxLaunches() && runningAgents.getAsInt() + held < limits.maxAgents();
   }
 
   private void handOut() {
     while (!waiting.isEmpty() && mayLaunch()) {
       if (waiting.poll().complete(new SlotPermit())) {
-        launching++;
+        held++;
       }
     }
   }
@@ -90,7 +97,7 @@ public final class LaunchSlots implements SlotSupplier<ActivitySlotInfo> {
   /** The poller gave up its reservation (shutdown): a slot already handed to it goes back. */
   private synchronized void abandon(CompletableFuture<SlotPermit> slot) {
     if (!waiting.remove(slot) && slot.isDone() && !slot.isCompletedExceptionally()) {
-      launching--;
+      held--;
       handOut();
     }
   }

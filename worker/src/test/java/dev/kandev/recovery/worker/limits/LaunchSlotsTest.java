@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.temporal.worker.tuning.ActivitySlotInfo;
+import io.temporal.worker.tuning.SlotMarkUsedContext;
 import io.temporal.worker.tuning.SlotPermit;
 import io.temporal.worker.tuning.SlotReleaseContext;
 import io.temporal.worker.tuning.SlotReleaseReason;
@@ -24,11 +25,14 @@ class LaunchSlotsTest {
     assertThat(second).isDone();
     assertThat(third).isNotDone();
     assertThat(slots.tryReserveSlot(null)).isEmpty();
+    assertThat(slots.launching()).as("reserved by pollers, no launch yet").isZero();
+    slots.markSlotUsed(used(first.get()));
+    slots.markSlotUsed(used(second.get()));
     assertThat(slots.launching()).isEqualTo(2);
 
     slots.releaseSlot(released(first.get()));
     assertThat(third).isDone();
-    assertThat(slots.launching()).isEqualTo(2);
+    assertThat(slots.launching()).isEqualTo(1);
   }
 
   @Test
@@ -60,6 +64,20 @@ class LaunchSlotsTest {
   void theLimitsMustMakeSense() {
     assertThatThrownBy(() -> new LaunchLimits(0, 10)).hasMessageContaining("KANDEV_MAX_CONCURRENT_LAUNCHES must be at least 1");
     assertThatThrownBy(() -> new LaunchLimits(4, 2)).hasMessageContaining("KANDEV_MAX_RUNNING_AGENTS (2) must be at least");
+  }
+
+  private static SlotMarkUsedContext<ActivitySlotInfo> used(SlotPermit permit) {
+    return new SlotMarkUsedContext<>() {
+      @Override
+      public ActivitySlotInfo getSlotInfo() {
+        return null;
+      }
+
+      @Override
+      public SlotPermit getSlotPermit() {
+        return permit;
+      }
+    };
   }
 
   private static SlotReleaseContext<ActivitySlotInfo> released(SlotPermit permit) {
