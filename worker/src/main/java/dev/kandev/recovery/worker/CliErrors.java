@@ -65,7 +65,7 @@ final class CliErrors implements IExecutionExceptionHandler {
     try {
       return Settings.fromEnvironment().database().url();
     } catch (RuntimeException e) {
-      return System.getenv().getOrDefault("KANDEV_DB_URL", "(KANDEV_DB_URL)");
+      return "(KANDEV_DB_URL)";
     }
   }
 

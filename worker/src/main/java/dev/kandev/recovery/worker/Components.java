@@ -100,7 +100,7 @@ public final class Components implements AutoCloseable {
     this.redemption = CredentialRedemptionServer.start(broker, settings.credentialBrokerPort());
     this.credentialEnvironment = new GitCredentialEnvironment(redemption.url(), installCredentialHelper());
     this.agentHost = AgentHost.create(dataSource, new AgentHostSettings(settings.host(), settings.workerInstance(),
-        this.agentProfiles, settings.acpTimeouts(), settings.permissionPolicy()));
+        this.agentProfiles, settings.acpTimeouts(), settings.permissionPolicy(), settings.agentEnvironment()));
     this.executors = new ExecutorsRunningStore(dataSource);
     UnownedAgentReaper reaper = new UnownedAgentReaper(agentHost, sessions, executors);
     this.reaping = Periodic.every(settings.agentReapInterval(), "unowned-agent-reaper",

@@ -40,7 +40,7 @@ final class DevCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     Settings settings = Settings.fromEnvironment();
-    DevSettings dev = DevSettings.fromEnvironment(System.getenv());
+    DevSettings dev = settings.dev();
     try (StopSignal stop = StopSignal.install();
         Temporal temporal = temporal(settings, dev);
         Database database = Database.open(settings.database()).migrate();
@@ -70,7 +70,7 @@ final class DevCommand implements Callable<Integer> {
     }
     int port = temporalPort != null ? temporalPort : settings.temporalPort();
     int ui = uiPort != null ? uiPort : port + 1000;
-    Optional<Path> cli = TemporalCli.find(dev.temporalCli(), System.getenv("PATH"));
+    Optional<Path> cli = TemporalCli.find(dev.temporalCli(), dev.path());
     if (cli.isEmpty() && dev.temporalCli().isPresent()) {
       throw new DevServerException("KANDEV_TEMPORAL_CLI=" + dev.temporalCli().get() + " is not an executable file");
     }

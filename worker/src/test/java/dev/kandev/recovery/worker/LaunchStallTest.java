@@ -4,6 +4,7 @@ import static dev.kandev.recovery.workflows.model.SessionState.FAILED;
 import static dev.kandev.recovery.workflows.model.SessionState.WAITING_FOR_INPUT;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.kandev.recovery.activities.acp.AgentHostSettings;
 import dev.kandev.recovery.activities.json.Json;
 import dev.kandev.recovery.activities.store.ExecutorRecord;
 import dev.kandev.recovery.activities.store.ExecutorsRunningStore;
@@ -59,7 +60,8 @@ class LaunchStallTest {
   private TemporalConnection connection;
   private ResumeClient resumes;
   private GitHubAppStandIn gitHubApp;
-  private final Map<String, String> environment = new HashMap<>();
+  /** The worker's settings; its agents get the PATH, HOME, … of this JVM, as a real worker's would. */
+  private final Map<String, String> environment = new HashMap<>(AgentHostSettings.inheritedFrom(System.getenv()));
   private final List<AutoCloseable> workers = new ArrayList<>();
   private Path modeFile;
   private Path logDir;

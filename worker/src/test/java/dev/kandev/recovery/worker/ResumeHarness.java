@@ -2,6 +2,7 @@ package dev.kandev.recovery.worker;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.kandev.recovery.activities.acp.AgentHostSettings;
 import dev.kandev.recovery.activities.acp.AgentProfile;
 import dev.kandev.recovery.activities.acp.AgentProfiles;
 import dev.kandev.recovery.activities.acp.PromptTurns;
@@ -66,7 +67,8 @@ final class ResumeHarness implements AutoCloseable {
   final ResumeClient resumes;
   final Path agentState;
   private final Path modeFile;
-  private final Map<String, String> environment = new HashMap<>();
+  /** The worker's settings; its agents get the PATH, HOME, … of this JVM, as a real worker's would. */
+  private final Map<String, String> environment = new HashMap<>(AgentHostSettings.inheritedFrom(System.getenv()));
   private final AgentProfiles agents;
   private final String target;
   private final UnaryOperator<Object> decorate;

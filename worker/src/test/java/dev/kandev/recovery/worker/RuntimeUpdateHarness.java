@@ -1,5 +1,6 @@
 package dev.kandev.recovery.worker;
 
+import dev.kandev.recovery.activities.acp.AgentHostSettings;
 import dev.kandev.recovery.activities.runtime.CommandResult;
 import dev.kandev.recovery.activities.runtime.CommandRunner;
 import dev.kandev.recovery.activities.testing.NpmSandbox;
@@ -26,6 +27,7 @@ import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.HexFormat;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -89,9 +91,9 @@ final class RuntimeUpdateHarness implements AutoCloseable {
   }
 
   private static Components components(TestDatabase db, NpmSandbox npm) {
-    Settings settings = Settings.fromEnvironment(Map.of(
-            "KANDEV_DB_SCHEMA", db.database().schema(), "KANDEV_WORKER_INSTANCE", "test-worker"))
-        .withNpm(npm.settings());
+    Map<String, String> env = new HashMap<>(AgentHostSettings.inheritedFrom(System.getenv()));
+    env.putAll(Map.of("KANDEV_DB_SCHEMA", db.database().schema(), "KANDEV_WORKER_INSTANCE", "test-worker"));
+    Settings settings = Settings.fromEnvironment(env).withNpm(npm.settings());
     return new Components(settings, db.database(), TestAgents.CATALOGUE, null);
   }
 

@@ -3,14 +3,24 @@ package dev.kandev.recovery.worker;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import dev.kandev.recovery.activities.acp.PermissionPolicy;
+import dev.kandev.recovery.activities.credentials.GitHubAppSettings;
 import dev.kandev.recovery.worker.limits.LaunchLimits;
 import java.lang.management.ManagementFactory;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.LoggerFactory;
 
 class SettingsTest {
   @Test
@@ -68,10 +78,10 @@ class SettingsTest {
   void aMalformedNumberIsRefusedWithItsName() {
     assertThatThrownBy(() -> Settings.fromEnvironment(Map.of("KANDEV_AGENT_REAP_INTERVAL_SECONDS", "soon")))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("KANDEV_AGENT_REAP_INTERVAL_SECONDS must be a whole number, got 'soon'");
+        .hasMessage("KANDEV_AGENT_REAP_INTERVAL_SECONDS must be a whole number of seconds, got 'soon'");
     assertThatThrownBy(() -> Settings.fromEnvironment(Map.of("KANDEV_AGENT_REAP_INTERVAL_SECONDS", "0")))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("KANDEV_AGENT_REAP_INTERVAL_SECONDS must be at least 1, got 0");
+        .hasMessage("KANDEV_AGENT_REAP_INTERVAL_SECONDS must be at least 1 (seconds), got 0");
   }
 
   @Test
@@ -117,5 +127,144 @@ class SettingsTest {
     assertThat(Settings.fromEnvironment(Map.of()).temporalClient().tls()).isFalse();
     assertThatThrownBy(() -> Settings.fromEnvironment(Map.of("TEMPORAL_CONFIG_FILE", file.toString(), "TEMPORAL_PROFILE", "nope")))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("profile nope");
+  }
+
+  @Test
+  void everyDurationIsWholeSecondsAndABadOneIsRefusedWithItsNameValueAndWhatIsExpected() {
+    Settings settings = Settings.fromEnvironment(Map.of("KANDEV_RESUME_LOCK_TTL_SECONDS", "600",
+        "KANDEV_ACP_SESSION_NEW_TIMEOUT_SECONDS", "30", "KANDEV_NPM_UPDATE_TIMEOUT_SECONDS", "120",
+        "KANDEV_NPM_PROBE_TIMEOUT_SECONDS", "45"));
+    assertThat(settings.resumeLockTtl()).isEqualTo(Duration.ofMinutes(10));
+    assertThat(settings.acpTimeouts().sessionNew()).isEqualTo(Duration.ofSeconds(30));
+    assertThat(settings.npm().updateTimeout()).isEqualTo(Duration.ofMinutes(2));
+    assertThat(settings.npm().probeTimeout()).isEqualTo(Duration.ofSeconds(45));
+    Settings defaults = Settings.fromEnvironment(Map.of());
+    assertThat(defaults.npm().updateTimeout()).isEqualTo(Duration.ofMinutes(5));
+    assertThat(defaults.npm().probeTimeout()).isEqualTo(Duration.ofSeconds(60));
+    assertThat(defaults.acpTimeouts().initialize()).isEqualTo(Duration.ofSeconds(180));
+
+    assertRefused(Map.of("KANDEV_RESUME_LOCK_TTL_SECONDS", "PT15M"),
+        "KANDEV_RESUME_LOCK_TTL_SECONDS must be a whole number of seconds, got 'PT15M'");
+    assertRefused(Map.of("KANDEV_ACP_INITIALIZE_TIMEOUT_SECONDS", "0"),
+        "KANDEV_ACP_INITIALIZE_TIMEOUT_SECONDS must be at least 1 (seconds), got 0");
+    assertRefused(Map.of("KANDEV_NPM_UPDATE_TIMEOUT_SECONDS", "600"),
+        "KANDEV_NPM_UPDATE_TIMEOUT_SECONDS must be at most 330 (seconds), got 600");
+    assertRefused(Map.of("KANDEV_NPM_PROBE_TIMEOUT_SECONDS", "91"),
+        "KANDEV_NPM_PROBE_TIMEOUT_SECONDS must be at most 90 (seconds), got 91");
+    assertRefused(Map.of("KANDEV_GITHUB_API_TIMEOUT_SECONDS", "ten", "KANDEV_GITHUB_APP_ID", "1",
+        "KANDEV_GITHUB_APP_PRIVATE_KEY", "pem"), "KANDEV_GITHUB_API_TIMEOUT_SECONDS must be a whole number of seconds, got 'ten'");
+  }
+
+  @Test
+  void aDurationUnderItsFormerNameStillWorksWithADeprecationWarning() {
+    List<String> warnings = new ArrayList<>();
+
+    Settings settings = Settings.fromEnvironment(Map.of("KANDEV_RESUME_LOCK_TTL_MINUTES", "20",
+        "KANDEV_NPM_UPDATE_TIMEOUT", "PT4M", "KANDEV_NPM_PROBE_TIMEOUT", "PT30S"), warnings::add);
+
+    assertThat(settings.resumeLockTtl()).isEqualTo(Duration.ofMinutes(20));
+    assertThat(settings.npm().updateTimeout()).isEqualTo(Duration.ofMinutes(4));
+    assertThat(settings.npm().probeTimeout()).isEqualTo(Duration.ofSeconds(30));
+    assertThat(warnings).containsExactlyInAnyOrder(
+        "KANDEV_RESUME_LOCK_TTL_MINUTES is deprecated and will be removed: set KANDEV_RESUME_LOCK_TTL_SECONDS=1200"
+            + " instead (durations are whole seconds)",
+        "KANDEV_NPM_UPDATE_TIMEOUT is deprecated and will be removed: set KANDEV_NPM_UPDATE_TIMEOUT_SECONDS=240"
+            + " instead (durations are whole seconds)",
+        "KANDEV_NPM_PROBE_TIMEOUT is deprecated and will be removed: set KANDEV_NPM_PROBE_TIMEOUT_SECONDS=30"
+            + " instead (durations are whole seconds)");
+    assertThat(Settings.fromEnvironment(Map.of(), warnings::add)).isNotNull();
+    assertThat(warnings).hasSize(3);
+
+    assertRefused(Map.of("KANDEV_RESUME_LOCK_TTL_MINUTES", "soon"),
+        "KANDEV_RESUME_LOCK_TTL_MINUTES must be a whole number of minutes, got 'soon'");
+    assertRefused(Map.of("KANDEV_NPM_UPDATE_TIMEOUT", "5m"),
+        "KANDEV_NPM_UPDATE_TIMEOUT must be an ISO-8601 duration such as PT5M, got '5m'");
+    assertRefused(Map.of("KANDEV_NPM_UPDATE_TIMEOUT", "PT10M"),
+        "KANDEV_NPM_UPDATE_TIMEOUT must be at most 330 (seconds), got 600");
+    assertRefused(Map.of("KANDEV_RESUME_LOCK_TTL_MINUTES", "20", "KANDEV_RESUME_LOCK_TTL_SECONDS", "60"),
+        "both KANDEV_RESUME_LOCK_TTL_SECONDS and its deprecated former name KANDEV_RESUME_LOCK_TTL_MINUTES are set:"
+            + " set only KANDEV_RESUME_LOCK_TTL_SECONDS");
+  }
+
+  @Test
+  void theDeprecationWarningIsALogLine() {
+    Logger logger = (Logger) LoggerFactory.getLogger(Settings.class);
+    ListAppender<ILoggingEvent> logs = new ListAppender<>();
+    logs.start();
+    logger.addAppender(logs);
+    try {
+      Settings.fromEnvironment(Map.of("KANDEV_RESUME_LOCK_TTL_MINUTES", "15"));
+    } finally {
+      logger.detachAppender(logs);
+    }
+    assertThat(logs.list).singleElement().satisfies(event -> {
+      assertThat(event.getLevel()).isEqualTo(Level.WARN);
+      assertThat(event.getFormattedMessage()).startsWith("KANDEV_RESUME_LOCK_TTL_MINUTES is deprecated");
+    });
+  }
+
+  @Test
+  void otherBadValuesAreRefusedWithTheirNameValueAndWhatIsExpected() {
+    assertRefused(Map.of("KANDEV_AGENT_PERMISSION_POLICY", "ask"),
+        "KANDEV_AGENT_PERMISSION_POLICY must be allow or reject, got 'ask'");
+    assertRefused(Map.of("KANDEV_REGISTER_SEARCH_ATTRIBUTES", "yes"),
+        "KANDEV_REGISTER_SEARCH_ATTRIBUTES must be true or false, got 'yes'");
+    assertRefused(Map.of("KANDEV_DB_POOL_SIZE", "0"), "KANDEV_DB_POOL_SIZE must be at least 1, got 0");
+    assertRefused(Map.of("KANDEV_CREDENTIAL_BROKER_PORT", "http"),
+        "KANDEV_CREDENTIAL_BROKER_PORT must be a port (0 to 65535), got 'http'");
+    assertThat(Settings.fromEnvironment(Map.of("KANDEV_AGENT_PERMISSION_POLICY", "Allow")).permissionPolicy())
+        .isEqualTo(PermissionPolicy.ALLOW);
+    assertThat(Settings.fromEnvironment(Map.of("KANDEV_REGISTER_SEARCH_ATTRIBUTES", "TRUE")).registerSearchAttributes())
+        .isTrue();
+  }
+
+  @Test
+  void theGitHubAppComesFromTheEnvironmentAndItsSecretsNeverShowInAnError(@TempDir Path dir) throws Exception {
+    Path keyFile = dir.resolve("app.pem");
+    Files.writeString(keyFile, "-----BEGIN RSA PRIVATE KEY-----\nx\n-----END RSA PRIVATE KEY-----\n");
+
+    assertThat(Settings.fromEnvironment(Map.of()).gitHubApp()).isEmpty();
+    GitHubAppSettings app = Settings.fromEnvironment(Map.of("KANDEV_GITHUB_APP_ID", "777",
+        "KANDEV_GITHUB_APP_PRIVATE_KEY_FILE", keyFile.toString(),
+        "KANDEV_GITHUB_API_BASE", "https://github.example/api/v3/")).gitHubApp().orElseThrow();
+    assertThat(app.appId()).isEqualTo("777");
+    assertThat(app.privateKeyPem()).isEqualTo(Files.readString(keyFile));
+    assertThat(app.apiBase()).isEqualTo(URI.create("https://github.example/api/v3"));
+    assertThat(app.requestTimeout()).isEqualTo(Duration.ofSeconds(10));
+    assertThat(Settings.fromEnvironment(Map.of("KANDEV_GITHUB_APP_ID", "777", "KANDEV_GITHUB_APP_PRIVATE_KEY", "inline-pem",
+        "KANDEV_GITHUB_APP_PRIVATE_KEY_FILE", keyFile.toString())).gitHubApp().orElseThrow().privateKeyPem())
+        .as("the variable wins over the file").isEqualTo("inline-pem");
+
+    assertRefused(Map.of("KANDEV_GITHUB_APP_ID", "777"), "KANDEV_GITHUB_APP_ID is set, so KANDEV_GITHUB_APP_PRIVATE_KEY_FILE"
+        + " or KANDEV_GITHUB_APP_PRIVATE_KEY must be set too (the App's PEM key)");
+    Path missing = dir.resolve("missing.pem");
+    assertRefused(Map.of("KANDEV_GITHUB_APP_ID", "777", "KANDEV_GITHUB_APP_PRIVATE_KEY_FILE", missing.toString()),
+        "KANDEV_GITHUB_APP_PRIVATE_KEY_FILE must name a readable file holding the App's PEM key, got '" + missing + "'");
+    assertRefused(Map.of("KANDEV_GITHUB_APP_ID", "777", "KANDEV_GITHUB_APP_PRIVATE_KEY", "pem",
+        "KANDEV_GITHUB_API_BASE", "ftp://github.example"), "KANDEV_GITHUB_API_BASE must be an http(s) URL without user"
+        + " info such as https://api.github.com or https://host/api/v3, got 'ftp://github.example'");
+    assertThatThrownBy(() -> Settings.fromEnvironment(Map.of("KANDEV_GITHUB_APP_ID", "777",
+        "KANDEV_GITHUB_APP_PRIVATE_KEY", "pem", "KANDEV_GITHUB_API_BASE", "https://user:hunter2@github.example")))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("user info (not shown)")
+        .message().doesNotContain("hunter2");
+  }
+
+  @Test
+  void agentsAndNpmInheritOnlyTheirFewVariablesOfTheWorkersEnvironment() {
+    Settings settings = Settings.fromEnvironment(Map.of("PATH", "/usr/bin", "HOME", "/home/k", "LANG", "C.UTF-8",
+        "KANDEV_DB_PASSWORD", "db-secret", "GITHUB_TOKEN", "ghs_x", "HTTPS_PROXY", "http://proxy:3128",
+        "KANDEV_NPM_CACHE", "/var/cache/npm", "KANDEV_NPM_REGISTRY", "http://registry.local/"));
+
+    assertThat(settings.agentEnvironment())
+        .containsOnly(Map.entry("PATH", "/usr/bin"), Map.entry("HOME", "/home/k"), Map.entry("LANG", "C.UTF-8"));
+    assertThat(settings.npm().environment()).containsOnly(Map.entry("PATH", "/usr/bin"), Map.entry("HOME", "/home/k"),
+        Map.entry("LANG", "C.UTF-8"), Map.entry("HTTPS_PROXY", "http://proxy:3128"),
+        Map.entry("npm_config_cache", "/var/cache/npm"), Map.entry("npm_config_registry", "http://registry.local/"));
+    assertThat(settings.dev().path()).isEqualTo("/usr/bin");
+    assertThat(settings.toString()).doesNotContain("db-secret", "ghs_x");
+  }
+
+  private static void assertRefused(Map<String, String> env, String message) {
+    assertThatThrownBy(() -> Settings.fromEnvironment(env)).isInstanceOf(IllegalArgumentException.class).hasMessage(message);
   }
 }

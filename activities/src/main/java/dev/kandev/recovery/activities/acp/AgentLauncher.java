@@ -27,7 +27,6 @@ final class AgentLauncher {
   private final SessionHandshake handshake;
   private final LaunchFailures failures;
   private final ObjectMapper json;
-  private final Map<String, String> workerEnv = System.getenv();
 
   AgentLauncher(
       AgentHostSettings settings, AgentRegistry registry, AgentExecutions executions, SessionIdentityStore identities,
@@ -83,10 +82,11 @@ final class AgentLauncher {
     String sessionId = request.sessionId();
     String executionId = UUID.randomUUID().toString();
     Path workspace = request.workspace().toAbsolutePath().normalize();
-    Map<String, String> env = AgentEnvironment.build(workerEnv, profile.env(), request.extraEnv());
+    Map<String, String> env = AgentEnvironment.build(settings.inheritedEnvironment(), profile.env(), request.extraEnv());
     AgentProcess process;
     try {
-      process = AgentProcess.start(sessionId, profile, workspace, env, settings.timeouts().spawn());
+      process = AgentProcess.start(
+          sessionId, profile, workspace, env, settings.inheritedEnvironment().get("PATH"), settings.timeouts().spawn());
     } catch (IOException | TimeoutException e) {
       AgentLaunchException failure = LaunchFailures.startFailed(
           "could not start agent '" + profile.agentId() + "' " + profile.argv() + " in "

@@ -23,12 +23,15 @@ final class AgentProcess {
     this.stderr = OutputTail.drain(process.getErrorStream(), "agent-stderr-" + name);
   }
 
-  /** Starts the process; an {@link IOException} means it could not be started at all. */
+  /**
+   * Starts the process; an {@link IOException} means it could not be started at all. {@code
+   * workerPath} is the worker's {@code PATH}, where the program is looked up (as the JDK would).
+   */
   static AgentProcess start(
-      String name, AgentProfile profile, Path workspace, Map<String, String> env, Duration timeout)
+      String name, AgentProfile profile, Path workspace, Map<String, String> env, String workerPath, Duration timeout)
       throws IOException, TimeoutException {
     Path directory = profile.workingDirectoryFor(workspace);
-    ProcessBuilder builder = new ProcessBuilder(OwnProcessSession.command(profile.argv(), directory, System.getenv("PATH")));
+    ProcessBuilder builder = new ProcessBuilder(OwnProcessSession.command(profile.argv(), directory, workerPath));
     builder.directory(directory.toFile());
     builder.environment().clear();
     builder.environment().putAll(env);

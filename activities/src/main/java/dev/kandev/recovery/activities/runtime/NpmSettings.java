@@ -19,10 +19,14 @@ public record NpmSettings(
     Duration configTimeout) {
 
   /** Variables copied from the worker's environment into npm's; everything else stays out. */
-  static final List<String> INHERITED = List.of(
+  public static final List<String> INHERITED = List.of(
       "PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL", "TMPDIR", "NODE_EXTRA_CA_CERTS",
       "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy",
       "npm_config_cache", "npm_config_registry", "npm_config_userconfig");
+
+  /** The longest child bounds the update and probe steps leave room for (see {@link RuntimeStepTimeouts}). */
+  public static final Duration MAX_UPDATE_TIMEOUT = RuntimeStepTimeouts.UPDATE.minus(RuntimeStepTimeouts.MARGIN);
+  public static final Duration MAX_PROBE_TIMEOUT = RuntimeStepTimeouts.PROBE.minus(RuntimeStepTimeouts.MARGIN);
 
   public NpmSettings {
     environment = Map.copyOf(environment);
@@ -40,30 +44,17 @@ public record NpmSettings(
   }
 
   /**
-   * From the worker's environment: KANDEV_NPM / KANDEV_NPX (executables), KANDEV_NPM_CACHE and
-   * KANDEV_NPM_REGISTRY (become npm_config_cache / npm_config_registry), KANDEV_NPM_UPDATE_TIMEOUT
-   * and KANDEV_NPM_PROBE_TIMEOUT (ISO-8601 durations, e.g. PT5M).
+   * The variables of {@code workerEnvironment} that every npm/npx child inherits ({@link #INHERITED});
+   * the worker's settings read them once and add {@code npm_config_cache} / {@code npm_config_registry}.
    */
-  public static NpmSettings fromEnvironment(Map<String, String> env) {
+  public static Map<String, String> inheritedFrom(Map<String, String> workerEnvironment) {
     Map<String, String> child = new TreeMap<>();
     INHERITED.forEach(name -> {
-      if (env.get(name) != null) {
-        child.put(name, env.get(name));
+      if (workerEnvironment.get(name) != null) {
+        child.put(name, workerEnvironment.get(name));
       }
     });
-    if (env.get("KANDEV_NPM_CACHE") != null) {
-      child.put("npm_config_cache", env.get("KANDEV_NPM_CACHE"));
-    }
-    if (env.get("KANDEV_NPM_REGISTRY") != null) {
-      child.put("npm_config_registry", env.get("KANDEV_NPM_REGISTRY"));
-    }
-    return new NpmSettings(
-        env.getOrDefault("KANDEV_NPM", "npm"),
-        env.getOrDefault("KANDEV_NPX", "npx"),
-        child,
-        Duration.parse(env.getOrDefault("KANDEV_NPM_UPDATE_TIMEOUT", "PT5M")),
-        Duration.parse(env.getOrDefault("KANDEV_NPM_PROBE_TIMEOUT", "PT60S")),
-        Duration.ofSeconds(30));
+    return child;
   }
 
   /** Kandev's update command: prepares the execution tree without running the agent. */

@@ -64,5 +64,6 @@ class AcpAgentProfilesTest {
     assertThat(env).containsOnly(
         Map.entry("PATH", "/bin"), Map.entry("HOME", "/agent-home"), Map.entry("P", "2"),
         Map.entry("GH_TOKEN", "t0k3n-value"));
+    assertThat(AgentHostSettings.inheritedFrom(worker)).containsOnly(Map.entry("PATH", "/bin"), Map.entry("HOME", "/root"));
   }
 }

@@ -211,33 +211,6 @@ class GitHubInstallationTokensTest {
         .isInstanceOfSatisfying(CredentialException.class, e -> assertThat(e.type()).isEqualTo(FailureType.CREDENTIAL_CONFIG_INVALID));
   }
 
-  @Test
-  void settingsComeFromTheEnvironment(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
-    java.nio.file.Path keyFile = dir.resolve("app.pem");
-    java.nio.file.Files.writeString(keyFile, TestKeys.pkcs1Pem(keys.getPrivate()));
-
-    assertThat(GitHubAppSettings.fromEnvironment(Map.of())).isEmpty();
-    GitHubAppSettings settings = GitHubAppSettings.fromEnvironment(Map.of(
-        GitHubAppSettings.ENV_APP_ID, "777",
-        GitHubAppSettings.ENV_PRIVATE_KEY_FILE, keyFile.toString(),
-        GitHubAppSettings.ENV_API_BASE, github.apiBase() + "/")).orElseThrow();
-
-    assertThat(settings.apiBase()).isEqualTo(github.apiBase());
-    assertThat(settings.requestTimeout()).isEqualTo(GitHubAppSettings.DEFAULT_TIMEOUT);
-    assertThat(new GitHubAppCredentialResolver(Optional.of(settings), Json.mapper(), Clock.systemUTC())
-        .resolve(WIDGETS, policy(42, CONTENTS_WRITE)).username()).isEqualTo("x-access-token");
-    assertThatThrownBy(() -> GitHubAppSettings.fromEnvironment(Map.of(
-            GitHubAppSettings.ENV_APP_ID, "777", GitHubAppSettings.ENV_PRIVATE_KEY_FILE, dir.resolve("missing.pem").toString())))
-        .isInstanceOfSatisfying(CredentialException.class, e -> assertThat(e.type()).isEqualTo(FailureType.CREDENTIAL_CONFIG_INVALID));
-    assertThatThrownBy(() -> GitHubAppSettings.fromEnvironment(Map.of(
-            GitHubAppSettings.ENV_APP_ID, "777", GitHubAppSettings.ENV_PRIVATE_KEY, "pem",
-            GitHubAppSettings.ENV_TIMEOUT_SECONDS, "ten")))
-        .isInstanceOfSatisfying(CredentialException.class, e -> assertThat(e.type()).isEqualTo(FailureType.CREDENTIAL_CONFIG_INVALID));
-    assertThatThrownBy(() -> GitHubAppSettings.fromEnvironment(Map.of(GitHubAppSettings.ENV_APP_ID, "777")))
-        .isInstanceOfSatisfying(CredentialException.class, e -> assertThat(e.type()).isEqualTo(FailureType.CREDENTIAL_CONFIG_MISSING))
-        .hasMessageContaining(GitHubAppSettings.ENV_PRIVATE_KEY_FILE);
-  }
-
   private static java.security.PrivateKey weakKey() {
     try {
       java.security.KeyPairGenerator generator = java.security.KeyPairGenerator.getInstance("RSA");

@@ -75,7 +75,8 @@ class LaunchAgentActivityTest {
         List.of("node", TestAgent.script().toString(), "--mode-file=" + modeFile),
         Map.of("KANDEV_TEST_AGENT_STATE_DIR", dir.resolve("agent-state").toString()), null);
     host = AgentHost.create(db.dataSource(), new AgentHostSettings("test-host", "worker-1",
-        AgentProfiles.of(heldAgent), AcpTimeouts.defaults().withInitialize(INITIALIZE_TIMEOUT), PermissionPolicy.REJECT));
+        AgentProfiles.of(heldAgent), AcpTimeouts.defaults().withInitialize(INITIALIZE_TIMEOUT), PermissionPolicy.REJECT,
+        AgentHostSettings.inheritedFrom(System.getenv())));
     var executors = new ExecutorsRunningStore(db.dataSource());
     temporal = TestActivityEnvironment.newInstance();
     temporal.registerActivitiesImplementations(new AgentActivitiesImpl(host,

@@ -51,21 +51,23 @@ class NpmCacheRootTest {
   }
 
   @Test
-  void theChildEnvironmentIsBuiltExplicitly() {
-    NpmSettings settings = NpmSettings.fromEnvironment(Map.of(
+  void theChildEnvironmentInheritsOnlyWhatNpmNeeds() {
+    Map<String, String> inherited = NpmSettings.inheritedFrom(Map.of(
         "PATH", "/usr/bin", "HOME", "/home/k", "KANDEV_DB_PASSWORD", "secret", "GITHUB_TOKEN", "ghs_x",
-        "KANDEV_NPM_CACHE", "/var/cache/npm", "KANDEV_NPM_REGISTRY", "http://registry.local/"));
+        "npm_config_registry", "http://registry.local/"));
 
-    assertThat(settings.environment()).containsOnlyKeys("PATH", "HOME", "npm_config_cache", "npm_config_registry");
-    assertThat(settings.environment()).containsEntry("npm_config_cache", "/var/cache/npm");
-    assertThat(settings.updateTimeout()).isEqualTo(Duration.ofMinutes(5));
+    assertThat(inherited).containsOnlyKeys("PATH", "HOME", "npm_config_registry");
   }
 
   @Test
   void aChildBoundBeyondTheStepTimeoutIsRejected() {
-    assertThatThrownBy(() -> NpmSettings.fromEnvironment(Map.of("KANDEV_NPM_UPDATE_TIMEOUT", "PT10M")))
+    assertThatThrownBy(() -> new NpmSettings("npm", "npx", Map.of(), NpmSettings.MAX_UPDATE_TIMEOUT.plusSeconds(1),
+            Duration.ofSeconds(60), Duration.ofSeconds(30)))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("update timeout");
-    assertThatThrownBy(() -> NpmSettings.fromEnvironment(Map.of("KANDEV_NPM_PROBE_TIMEOUT", "PT0S")))
+    assertThatThrownBy(() -> new NpmSettings("npm", "npx", Map.of(), Duration.ofMinutes(5), Duration.ZERO,
+            Duration.ofSeconds(30)))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("probe timeout");
+    assertThat(new NpmSettings("npm", "npx", Map.of(), NpmSettings.MAX_UPDATE_TIMEOUT, NpmSettings.MAX_PROBE_TIMEOUT,
+        Duration.ofSeconds(30)).updateTimeout()).isEqualTo(Duration.ofSeconds(330));
   }
 }

@@ -1,21 +1,13 @@
 package dev.kandev.recovery.worker.dev;
 
 import java.nio.file.Path;
-import java.util.Map;
 import java.util.Optional;
 
 /**
- * What {@code dev} reads besides the worker's settings.
+ * What {@code dev} reads besides the worker's settings (the worker's {@code Settings} read them).
  *
  * @param temporalCli the Temporal CLI named by {@code KANDEV_TEMPORAL_CLI}; empty: look for one
  * @param existingServer {@code TEMPORAL_ADDRESS} when it is set: use that server, start none
+ * @param path the worker's {@code PATH}, the last place the Temporal CLI is looked for; null: unset
  */
-public record DevSettings(Optional<Path> temporalCli, Optional<String> existingServer) {
-  public static DevSettings fromEnvironment(Map<String, String> env) {
-    return new DevSettings(nonBlank(env.get("KANDEV_TEMPORAL_CLI")).map(Path::of), nonBlank(env.get("TEMPORAL_ADDRESS")));
-  }
-
-  private static Optional<String> nonBlank(String value) {
-    return value == null || value.isBlank() ? Optional.empty() : Optional.of(value.trim());
-  }
-}
+public record DevSettings(Optional<Path> temporalCli, Optional<String> existingServer, String path) {}
