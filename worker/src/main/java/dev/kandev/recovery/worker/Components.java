@@ -6,6 +6,8 @@ import dev.kandev.recovery.activities.acp.AgentProfiles;
 import dev.kandev.recovery.activities.acp.UnownedAgentReaper;
 import dev.kandev.recovery.activities.credentials.CredentialBroker;
 import dev.kandev.recovery.activities.credentials.CredentialHelper;
+import dev.kandev.recovery.activities.credentials.CredentialPolicyResolver;
+import dev.kandev.recovery.activities.credentials.GitHubAppCredentialResolver;
 import dev.kandev.recovery.activities.credentials.CredentialRedemptionServer;
 import dev.kandev.recovery.activities.credentials.GitCredentialEnvironment;
 import dev.kandev.recovery.activities.json.Json;
@@ -23,9 +25,12 @@ import dev.kandev.recovery.activities.store.RuntimeJobStore;
 import dev.kandev.recovery.activities.store.SessionIdentityStore;
 import dev.kandev.recovery.activities.store.SessionStore;
 import dev.kandev.recovery.activities.store.TaskStore;
+import dev.kandev.recovery.activities.store.TranscriptStore;
+import dev.kandev.recovery.activities.store.WorkerPresenceStore;
 import dev.kandev.recovery.worker.limits.LaunchSlots;
 import dev.kandev.recovery.worker.observability.RecoveryMetrics;
 import dev.kandev.recovery.workflows.RecoveryTaskQueue;
+import dev.kandev.recovery.workflows.client.ResumeClient;
 import dev.kandev.recovery.workflows.resume.LaunchHeartbeat;
 import dev.kandev.recovery.workflows.resume.ResumeSessionWorkflow;
 import dev.kandev.recovery.workflows.resume.ResumeSessionWorkflowImpl;
@@ -43,10 +48,14 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BiFunction;
 import java.util.function.UnaryOperator;
 
-/** The real parts one worker process drives, built once from the settings. */
+/**
+ * The real parts one worker process drives, built once from the settings: the worker's only
+ * composition root (the commands open the database and the Temporal connection and hand them in).
+ */
 public final class Components implements AutoCloseable {
   private final Settings settings;
   private final Database database;
@@ -62,9 +71,11 @@ public final class Components implements AutoCloseable {
   final CredentialRedemptionServer redemption;
   final AgentHost agentHost;
   private final ExecutorsRunningStore executors;
+  final WorkerPresenceStore presence;
   private final Periodic reaping;
   private final GitCredentialEnvironment credentialEnvironment;
   private final LaunchSlots launchSlots;
+  private final AtomicBoolean closed = new AtomicBoolean();
 
   public Components(Settings settings, Database database) {
     this(settings, database, BuiltInAgents.KANDEV, null);
@@ -96,12 +107,16 @@ public final class Components implements AutoCloseable {
     this.builtInAgents = builtInAgents;
     this.agentProfiles = agentProfiles != null ? agentProfiles
         : AgentCatalog.load(builtInAgents, settings.npm(), settings.agentsFile());
-    this.broker = CredentialBroker.create(dataSource, Json.mapper(), settings.gitHubApp(), Clock.systemUTC());
+    this.broker = new CredentialBroker(dataSource, new CredentialPolicyResolver(dataSource, Json.mapper()),
+        List.of(new GitHubAppCredentialResolver(settings.gitHubApp(), Json.mapper(), Clock.systemUTC())),
+        Json.mapper(), Clock.systemUTC());
     this.redemption = CredentialRedemptionServer.start(broker, settings.credentialBrokerPort());
     this.credentialEnvironment = new GitCredentialEnvironment(redemption.url(), installCredentialHelper());
-    this.agentHost = AgentHost.create(dataSource, new AgentHostSettings(settings.host(), settings.workerInstance(),
-        this.agentProfiles, settings.acpTimeouts(), settings.permissionPolicy(), settings.agentEnvironment()));
     this.executors = new ExecutorsRunningStore(dataSource);
+    this.presence = new WorkerPresenceStore(dataSource);
+    this.agentHost = new AgentHost(new AgentHostSettings(settings.host(), settings.workerInstance(),
+        this.agentProfiles, settings.acpTimeouts(), settings.permissionPolicy(), settings.agentEnvironment()),
+        identities, executors, new TranscriptStore(dataSource));
     UnownedAgentReaper reaper = new UnownedAgentReaper(agentHost, sessions, executors);
     this.reaping = Periodic.every(settings.agentReapInterval(), "unowned-agent-reaper",
         () -> metrics.agentsReaped(reaper.reapOnce()));
@@ -161,6 +176,16 @@ public final class Components implements AutoCloseable {
             builtInAgents, settings.npm(), new CommandRunner(), new StdioAcpProbe(Json.mapper()), runtimeJobs));
   }
 
+  /** Restores the sessions an ended resume left STARTING, resuming through {@code resumes}. */
+  StaleStartingRecovery staleStartingRecovery(ResumeClient resumes) {
+    return new StaleStartingRecovery(sessions, locks, resumes);
+  }
+
+  /** Resumes the sessions whose agents gone workers on this host ran, through {@code resumes}. */
+  RestartRecovery restartRecovery(ResumeClient resumes) {
+    return new RestartRecovery(executors, resumes, settings.host(), settings.workerInstance());
+  }
+
   /** This worker if it runs the session's agent, else another live worker that claims to. */
   private Optional<String> agentRunsOn(String sessionId) {
     return agentHost.isRunning(sessionId)
@@ -188,9 +213,12 @@ public final class Components implements AutoCloseable {
     return agentHost;
   }
 
-  /** Stops the agents this worker runs and the redemption endpoint; the database is the caller's. */
+  /** Stops the agents this worker runs and the redemption endpoint, once; the database is the caller's. */
   @Override
   public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
     reaping.close();
     agentHost.close();
     redemption.close();

@@ -1,7 +1,6 @@
 package dev.kandev.recovery.worker;
 
 import dev.kandev.recovery.activities.store.Database;
-import dev.kandev.recovery.activities.store.ExecutorsRunningStore;
 import dev.kandev.recovery.activities.store.WorkerPresenceStore;
 import dev.kandev.recovery.worker.observability.HealthServer;
 import dev.kandev.recovery.worker.observability.Observability;
@@ -38,38 +37,43 @@ final class RunningWorker {
   static void serve(Settings settings, Database database, WorkflowClient client, StopSignal stop, String command,
       Observability observability) throws InterruptedException {
     RecoveryMetrics metrics = observability.metrics();
-    WorkerPresenceStore presence = new WorkerPresenceStore(database.dataSource());
-    presence.beat(settings.workerInstance(), settings.host());
-    takeOverFromPredecessor(settings, presence, command);
-    ResumeClient resumes = new ResumeClient(client, settings.taskQueue());
-    try (Periodic beating = Periodic.every(WorkerPresenceStore.BEAT_EVERY, "worker-presence",
-            () -> presence.beat(settings.workerInstance(), settings.host()));
-        Components components = new Components(settings, database, metrics);
-        RecoveryWorker worker = RecoveryWorker.start(client, settings.taskQueue(), components);
-        HealthServer http = serveHttp(settings, database, client, worker, observability)) {
-      System.out.printf("Credentials  %s (git credential redemption, loopback)%n", components.redemption.url());
-      System.out.printf("Agents       %s%n", components.agentProfiles.ids());
-      System.out.printf("Host         %s: queues %s, %s (at most %d launches, %d agents at once)%n", settings.host(),
-          RecoveryTaskQueue.ofHost(settings.taskQueue(), settings.host()),
-          RecoveryTaskQueue.launchesOf(settings.taskQueue(), settings.host()),
-          settings.launchLimits().maxLaunches(), settings.launchLimits().maxAgents());
-      StaleStartingRecovery stale = new StaleStartingRecovery(components.sessions, components.locks, resumes);
-      List<String> restored = metrics.staleStartingRestored(stale.restoreStaleSessions());
-      System.out.printf("Stale        %d session(s) left STARTING by an ended resume, restored: %s%n", restored.size(), restored);
-      RestartRecovery lost = new RestartRecovery(new ExecutorsRunningStore(database.dataSource()), resumes,
-          settings.host(), settings.workerInstance());
-      List<String> resumed = metrics.restartRecovered(lost.resumeLostSessions());
-      System.out.printf("Recovery     %d session(s) whose agent was lost on %s: %s; looks again every %d s (a worker"
-          + " that stops beating counts as gone %d s after its last beat)%n", resumed.size(), settings.host(), resumed,
-          LOST_AGENTS_CHECK.toSeconds(), WorkerPresenceStore.GONE_AFTER.toSeconds());
-      try (Periodic staleCheck = Periodic.every(STALE_STARTING_CHECK, "stale-starting-recovery",
-              () -> metrics.staleStartingRestored(stale.restoreStaleSessions()));
-          Periodic lostCheck = Periodic.every(LOST_AGENTS_CHECK, "lost-agent-recovery",
-              () -> metrics.restartRecovered(lost.resumeLostSessions()))) {
-        System.out.println("Ready. Press Ctrl-C to stop.");
-        stop.await();
+    Components components = new Components(settings, database, metrics);
+    WorkerPresenceStore presence = components.presence;
+    try {
+      presence.beat(settings.workerInstance(), settings.host());
+      takeOverFromPredecessor(settings, presence, command);
+      ResumeClient resumes = new ResumeClient(client, settings.taskQueue());
+      // Closed in reverse: the HTTP endpoint, the worker, the parts (stopping and recording the
+      // agents), and only then the presence beat.
+      try (Periodic beating = Periodic.every(WorkerPresenceStore.BEAT_EVERY, "worker-presence",
+              () -> presence.beat(settings.workerInstance(), settings.host()));
+          components;
+          RecoveryWorker worker = RecoveryWorker.start(client, settings.taskQueue(), components);
+          HealthServer http = serveHttp(settings, database, client, worker, observability)) {
+        System.out.printf("Credentials  %s (git credential redemption, loopback)%n", components.redemption.url());
+        System.out.printf("Agents       %s%n", components.agentProfiles.ids());
+        System.out.printf("Host         %s: queues %s, %s (at most %d launches, %d agents at once)%n", settings.host(),
+            RecoveryTaskQueue.ofHost(settings.taskQueue(), settings.host()),
+            RecoveryTaskQueue.launchesOf(settings.taskQueue(), settings.host()),
+            settings.launchLimits().maxLaunches(), settings.launchLimits().maxAgents());
+        StaleStartingRecovery stale = components.staleStartingRecovery(resumes);
+        List<String> restored = metrics.staleStartingRestored(stale.restoreStaleSessions());
+        System.out.printf("Stale        %d session(s) left STARTING by an ended resume, restored: %s%n", restored.size(), restored);
+        RestartRecovery lost = components.restartRecovery(resumes);
+        List<String> resumed = metrics.restartRecovered(lost.resumeLostSessions());
+        System.out.printf("Recovery     %d session(s) whose agent was lost on %s: %s; looks again every %d s (a worker"
+            + " that stops beating counts as gone %d s after its last beat)%n", resumed.size(), settings.host(), resumed,
+            LOST_AGENTS_CHECK.toSeconds(), WorkerPresenceStore.GONE_AFTER.toSeconds());
+        try (Periodic staleCheck = Periodic.every(STALE_STARTING_CHECK, "stale-starting-recovery",
+                () -> metrics.staleStartingRestored(stale.restoreStaleSessions()));
+            Periodic lostCheck = Periodic.every(LOST_AGENTS_CHECK, "lost-agent-recovery",
+                () -> metrics.restartRecovered(lost.resumeLostSessions()))) {
+          System.out.println("Ready. Press Ctrl-C to stop.");
+          stop.await();
+        }
       }
     } finally {
+      components.close(); // already closed unless the start failed before the parts were in use
       leave(presence, settings.workerInstance());
     }
   }

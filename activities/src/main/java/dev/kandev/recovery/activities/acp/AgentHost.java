@@ -6,7 +6,6 @@ import dev.kandev.recovery.activities.store.SessionIdentityStore;
 import dev.kandev.recovery.activities.store.TranscriptStore;
 import java.util.Map;
 import java.util.Optional;
-import javax.sql.DataSource;
 
 /**
  * The agent processes of this worker: launches an agent for a session ({@link AgentLauncher}),
@@ -30,12 +29,6 @@ public final class AgentHost implements AutoCloseable {
     this.launcher = new AgentLauncher(settings, registry, executions, identities,
         new SessionHandshake(settings.timeouts(), identities, transcripts, failures, Json.mapper()),
         failures, Json.mapper());
-  }
-
-  /** A host whose stores all use {@code dataSource}. */
-  public static AgentHost create(DataSource dataSource, AgentHostSettings settings) {
-    return new AgentHost(
-        settings, new SessionIdentityStore(dataSource), new ExecutorsRunningStore(dataSource), new TranscriptStore(dataSource));
   }
 
   /**

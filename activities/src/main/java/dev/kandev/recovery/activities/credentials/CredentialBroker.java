@@ -60,13 +60,6 @@ public final class CredentialBroker {
     this.clock = clock;
   }
 
-  /** A broker with the built-in resolvers ({@code github_app}; {@code none} needs none). */
-  public static CredentialBroker create(
-      DataSource dataSource, ObjectMapper json, Optional<GitHubAppSettings> gitHubApp, Clock clock) {
-    return new CredentialBroker(dataSource, new CredentialPolicyResolver(dataSource, json),
-        List.of(new GitHubAppCredentialResolver(gitHubApp, json, clock)), json, clock);
-  }
-
   /** A TTL of zero, negative or above 12 h becomes 12 h, as in Kandev. */
   public static Duration clampTtl(Duration ttl) {
     return ttl == null || ttl.isZero() || ttl.isNegative() || ttl.compareTo(DEFAULT_TTL) > 0 ? DEFAULT_TTL : ttl;

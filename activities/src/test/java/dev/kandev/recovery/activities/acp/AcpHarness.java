@@ -38,8 +38,8 @@ final class AcpHarness implements AutoCloseable {
     this.identities = new SessionIdentityStore(db.dataSource());
     this.executors = new ExecutorsRunningStore(db.dataSource());
     this.transcripts = new TranscriptStore(db.dataSource());
-    this.host = AgentHost.create(db.dataSource(), new AgentHostSettings(HOST, INSTANCE, profiles, timeouts, policy,
-        AgentHostSettings.inheritedFrom(System.getenv())));
+    this.host = new AgentHost(new AgentHostSettings(HOST, INSTANCE, profiles, timeouts, policy,
+        AgentHostSettings.inheritedFrom(System.getenv())), identities, executors, transcripts);
     this.turns = new PromptTurns(host, db.dataSource(), TURN_TIMEOUT, timeouts.stopGrace());
   }
 

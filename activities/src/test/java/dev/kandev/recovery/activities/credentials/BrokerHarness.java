@@ -64,9 +64,10 @@ final class BrokerHarness implements AutoCloseable {
         List.of(githubApp), Json.mapper(), clock);
   }
 
-  /** The production wiring, for tests that need only real-clock behaviour. */
+  /** The production wiring (as the worker's Components does it), for tests that need only real-clock behaviour. */
   CredentialBroker defaultBroker(Optional<GitHubAppSettings> app) {
-    return CredentialBroker.create(db.dataSource(), Json.mapper(), app, Clock.systemUTC());
+    return new CredentialBroker(db.dataSource(), new CredentialPolicyResolver(db.dataSource(), Json.mapper()),
+        List.of(new GitHubAppCredentialResolver(app, Json.mapper(), Clock.systemUTC())), Json.mapper(), Clock.systemUTC());
   }
 
   LeaseScope scope() {

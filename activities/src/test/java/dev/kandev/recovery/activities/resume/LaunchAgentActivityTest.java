@@ -10,12 +10,16 @@ import dev.kandev.recovery.activities.acp.AgentProfile;
 import dev.kandev.recovery.activities.acp.AgentProfiles;
 import dev.kandev.recovery.activities.acp.PermissionPolicy;
 import dev.kandev.recovery.activities.credentials.CredentialBroker;
+import dev.kandev.recovery.activities.credentials.CredentialPolicyResolver;
 import dev.kandev.recovery.activities.credentials.GitCredentialEnvironment;
+import dev.kandev.recovery.activities.credentials.GitHubAppCredentialResolver;
 import dev.kandev.recovery.activities.json.Json;
 import dev.kandev.recovery.activities.store.ExecutorRecord;
 import dev.kandev.recovery.activities.store.ExecutorsRunningStore;
 import dev.kandev.recovery.activities.store.ResumeLockStore;
+import dev.kandev.recovery.activities.store.SessionIdentityStore;
 import dev.kandev.recovery.activities.store.SessionStore;
+import dev.kandev.recovery.activities.store.TranscriptStore;
 import dev.kandev.recovery.activities.testing.TestAgent;
 import dev.kandev.recovery.activities.testing.TestDatabase;
 import dev.kandev.recovery.workflows.model.SessionState;
@@ -74,14 +78,17 @@ class LaunchAgentActivityTest {
     AgentProfile heldAgent = new AgentProfile(TestAgent.AGENT_ID,
         List.of("node", TestAgent.script().toString(), "--mode-file=" + modeFile),
         Map.of("KANDEV_TEST_AGENT_STATE_DIR", dir.resolve("agent-state").toString()), null);
-    host = AgentHost.create(db.dataSource(), new AgentHostSettings("test-host", "worker-1",
-        AgentProfiles.of(heldAgent), AcpTimeouts.defaults().withInitialize(INITIALIZE_TIMEOUT), PermissionPolicy.REJECT,
-        AgentHostSettings.inheritedFrom(System.getenv())));
     var executors = new ExecutorsRunningStore(db.dataSource());
+    host = new AgentHost(new AgentHostSettings("test-host", "worker-1",
+        AgentProfiles.of(heldAgent), AcpTimeouts.defaults().withInitialize(INITIALIZE_TIMEOUT), PermissionPolicy.REJECT,
+        AgentHostSettings.inheritedFrom(System.getenv())),
+        new SessionIdentityStore(db.dataSource()), executors, new TranscriptStore(db.dataSource()));
     temporal = TestActivityEnvironment.newInstance();
     temporal.registerActivitiesImplementations(new AgentActivitiesImpl(host,
         new SessionStore(db.dataSource(), Json.mapper()), executors,
-        CredentialBroker.create(db.dataSource(), Json.mapper(), Optional.empty(), Clock.systemUTC()),
+        new CredentialBroker(db.dataSource(), new CredentialPolicyResolver(db.dataSource(), Json.mapper()),
+            List.of(new GitHubAppCredentialResolver(Optional.empty(), Json.mapper(), Clock.systemUTC())), Json.mapper(),
+            Clock.systemUTC()),
         new GitCredentialEnvironment(URI.create("http://127.0.0.1:1/"), dir.resolve("git-credential-helper"))));
     temporal.setActivityHeartbeatListener(Object.class, details -> {
       if (executors.find(SESSION).map(e -> e.status().equals("starting")).orElse(false)) {
