@@ -77,6 +77,25 @@ class CliErrorsIT {
   }
 
   @Test
+  void aBadSettingIsOneLineNamingTheVariableTheValueAndWhatIsExpected() {
+    Map<String, String> env = env("127.0.0.1:1");
+    env.put("KANDEV_RESUME_LOCK_TTL_SECONDS", "PT15M");
+    KandevProcess.Result worker = run(env, "worker");
+
+    assertThat(worker.exitCode()).as(worker.output()).isEqualTo(ExitCodes.USAGE);
+    assertThat(worker.output().strip().lines()).as(worker.output()).singleElement().asString()
+        .isEqualTo("kandev-recovery worker: KANDEV_RESUME_LOCK_TTL_SECONDS must be a whole number of seconds, got 'PT15M'");
+
+    Map<String, String> app = env("127.0.0.1:1");
+    app.put("KANDEV_GITHUB_APP_ID", "777");
+    KandevProcess.Result resume = run(app, "resume", "s-1");
+
+    assertThat(resume.exitCode()).as(resume.output()).isEqualTo(ExitCodes.USAGE);
+    assertThat(resume.output().strip().lines()).as(resume.output()).singleElement().asString()
+        .startsWith("kandev-recovery resume: KANDEV_GITHUB_APP_ID is set, so KANDEV_GITHUB_APP_PRIVATE_KEY_FILE");
+  }
+
+  @Test
   void helpListsTheEnvironmentVariablesOfEachCommand() {
     assertThat(run(Map.of(), "resume", "--help").output())
         .contains("TEMPORAL_ADDRESS", "TEMPORAL_NAMESPACE", "KANDEV_TASK_QUEUE", "Exit codes");
