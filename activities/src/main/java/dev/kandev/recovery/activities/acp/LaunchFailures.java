@@ -27,10 +27,11 @@ final class LaunchFailures {
   /** The agent's handshake failed: ends the child, records the failure, and builds it. */
   AgentLaunchException failed(
       RunningAgent agent, AgentFailureClass failureClass, String detail, AcpError acpError, Throwable cause) {
+    // A transport the agent closed usually means the process is exiting: give it a moment to report
+    // its code. Asked before we close our end: an agent that exits on stdin's end must not pass for one.
+    boolean closedByAgent = agent.connection.isClosed();
     agent.connection.close();
-    // A closed transport usually means the process is exiting: give it a moment to report its code.
-    Integer exitCode = agent.process.exitCodeWithin(
-        agent.connection.isClosed() ? AcpHandshake.EXIT_OBSERVATION : Duration.ZERO);
+    Integer exitCode = agent.process.exitCodeWithin(closedByAgent ? AcpHandshake.EXIT_OBSERVATION : Duration.ZERO);
     if (exitCode == null) {
       agent.kill();
     }
