@@ -42,7 +42,6 @@ class MetricsIT {
     String before = get("/metrics").body();
     assertThat(value(before, "kandev_agents_running")).isZero();
     assertThat(value(before, "kandev_launches_under_way")).isZero();
-    assertThat(before).as("the SDK's meters of the host's launch queue").contains("task_queue=\"kandev-recovery@it-host/launch\"");
     assertThat(value(before, "kandev_restart_recoveries_total")).isZero();
     assertThat(before).as("the SDK's meters").contains("temporal_");
 
@@ -55,6 +54,8 @@ class MetricsIT {
     assertThat(value(afterResume, "kandev_resume_duration_seconds_count", "outcome=\"STARTED_FRESH\"")).isEqualTo(1);
     assertThat(value(afterResume, "kandev_agents_running")).isEqualTo(1);
     assertThat(value(afterResume, "kandev_launches_under_way")).isZero();
+    assertThat(afterResume).as("the SDK's meters of the host's launch queue, which ran the launch")
+        .contains("task_queue=\"kandev-recovery@it-host/launch\"");
 
     RecoveryCluster.awaitFailure(cluster.start("s-missing", ResumeMode.RESUME), Duration.ofMinutes(2));
     Await.until(() -> value(scrape(), "kandev_resumes_total", "outcome=\"REJECTED\"",
