@@ -15,7 +15,6 @@ import dev.kandev.recovery.workflows.model.SessionState;
 public record ResumeContext(
     String sessionId,
     String taskId,
-    String workspaceId,
     String agentId,
     SessionState priorState,
     String resumeToken,

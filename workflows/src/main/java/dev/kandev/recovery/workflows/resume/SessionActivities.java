@@ -33,8 +33,9 @@ public interface SessionActivities {
   void persistCredentialSnapshot(String sessionId, GitCredentialSnapshot snapshot, long fencingToken);
 
   /**
-   * {@code STARTING → WAITING_FOR_INPUT} (a resumed agent is idle: no prompt is re-sent); a task that
-   * was IN_PROGRESS moves to REVIEW, the Turn Finished bucket.
+   * {@code STARTING → WAITING_FOR_INPUT} (a resumed agent is idle: no prompt is re-sent) and, in the
+   * same transaction, a task that was IN_PROGRESS or SCHEDULING moves to REVIEW, the Turn Finished
+   * bucket: both or neither.
    */
   SessionState settleSession(String sessionId, long fencingToken);
 

@@ -182,7 +182,7 @@ class ResumeSagaOrderTest {
     @Override public void releaseResumeLock(String sessionId, String owner) { call("releaseResumeLock"); }
     @Override public ResumeContext readResumeContext(String sessionId, ResumeMode mode) {
       call("readResumeContext");
-      return new ResumeContext(sessionId, "t1", "ws-1", "test-agent", SessionState.FAILED, "tok-1", null, "");
+      return new ResumeContext(sessionId, "t1", "test-agent", SessionState.FAILED, "tok-1", null, "");
     }
     @Override public void clearIdentityForFreshStart(String sessionId, long fence) { call("clearIdentityForFreshStart"); }
     @Override public void markStarting(String sessionId, SessionState prior, String reason, long fence) { call("markStarting"); }
