@@ -31,8 +31,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  * snapshot, no live lease, no lock, no agent and no stale STARTING.
  */
 class ResumeFaultMatrixTest {
-  private static final String OLD_SNAPSHOT =
-      "{\"version\":1,\"policy\":\"none\",\"source\":\"executor\",\"capturedAt\":\"2026-11-30T10:00:00Z\"}";
+  /** A snapshot as the broker writes it for policy none (the compensation puts back the typed snapshot). */
+  private static final String OLD_SNAPSHOT = "{\"version\":1,\"policy\":\"none\",\"permissions\":{},"
+      + "\"source\":\"executor\",\"capturedAt\":\"2026-11-30T10:00:00Z\"}";
 
   @RegisterExtension final TestDatabase db = new TestDatabase();
   @TempDir Path tempDir;

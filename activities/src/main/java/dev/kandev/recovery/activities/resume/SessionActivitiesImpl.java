@@ -114,7 +114,7 @@ public final class SessionActivitiesImpl implements SessionActivities {
         session.agentId(),
         session.state(),
         rows.identity().resumeToken(),
-        session.metadataEntry(SNAPSHOT_KEY).map(JsonNode::toString).orElse(null),
+        session.metadataEntry(SNAPSHOT_KEY).map(stored -> snapshot(sessionId, stored)).orElse(null),
         session.executorHost().isEmpty() ? host : session.executorHost());
   }
 
@@ -142,7 +142,7 @@ public final class SessionActivitiesImpl implements SessionActivities {
 
   @Override
   public void persistCredentialSnapshot(String sessionId, GitCredentialSnapshot snapshot, long fencingToken) {
-    GuardedWriteResult result = writeSnapshot(sessionId, snapshot == null ? null : json.valueToTree(snapshot), fencingToken);
+    GuardedWriteResult result = writeSnapshot(sessionId, snapshot, fencingToken);
     requireWon(sessionId, result.outcome(), result.state(), "persisting the credential snapshot");
   }
 
@@ -174,16 +174,16 @@ public final class SessionActivitiesImpl implements SessionActivities {
   }
 
   @Override
-  public void restoreCredentialSnapshot(String sessionId, String previousSnapshotJson, long fencingToken) {
-    JsonNode value = previousSnapshotJson == null ? null : readJson(previousSnapshotJson);
-    GuardedWriteResult result = writeSnapshot(sessionId, value, fencingToken);
+  public void restoreCredentialSnapshot(String sessionId, GitCredentialSnapshot previousSnapshot, long fencingToken) {
+    GuardedWriteResult result = writeSnapshot(sessionId, previousSnapshot, fencingToken);
     if (!result.applied()) {
       log.info("credential snapshot of session {} not restored: {} (state {})", sessionId, result.outcome(), result.state());
     }
   }
 
-  /** {@code metadata.git_credential_snapshot} becomes {@code value} (null: removed), only while STARTING. */
-  private GuardedWriteResult writeSnapshot(String sessionId, JsonNode value, long fencingToken) {
+  /** {@code metadata.git_credential_snapshot} becomes {@code snapshot} (null: removed), only while STARTING. */
+  private GuardedWriteResult writeSnapshot(String sessionId, GitCredentialSnapshot snapshot, long fencingToken) {
+    JsonNode value = snapshot == null ? null : json.valueToTree(snapshot);
     return transactions.inTransaction("write the credential snapshot of session " + sessionId,
         h -> sessions.writeMetadataEntry(h, sessionId, SNAPSHOT_KEY, value, Set.of(STARTING), Fence.of(fencingToken)));
   }
@@ -209,11 +209,18 @@ public final class SessionActivitiesImpl implements SessionActivities {
     }
   }
 
-  private JsonNode readJson(String text) {
+  /**
+   * The stored snapshot of before this attempt, which a compensation puts back. A value that is not a
+   * snapshot (written by something else) cannot be put back as it was: the compensation removes the
+   * entry instead, as for none.
+   */
+  private GitCredentialSnapshot snapshot(String sessionId, JsonNode stored) {
     try {
-      return json.readTree(text);
-    } catch (JsonProcessingException e) {
-      throw FailureType.INVALID_REQUEST.failure("the previous credential snapshot is not JSON: " + e.getOriginalMessage());
+      return json.treeToValue(stored, GitCredentialSnapshot.class);
+    } catch (JsonProcessingException | IllegalArgumentException e) {
+      log.warn("session {}: the stored {} is not a credential snapshot ({}); a rollback removes it",
+          sessionId, SNAPSHOT_KEY, e.getMessage());
+      return null;
     }
   }
 }

@@ -45,6 +45,6 @@ public interface SessionActivities {
    */
   SessionState restorePriorState(String sessionId, SessionState priorState, String errorMessage, long fencingToken);
 
-  /** Compensation: puts back the snapshot JSON of before this attempt (null: none), only while STARTING. */
-  void restoreCredentialSnapshot(String sessionId, String previousSnapshotJson, long fencingToken);
+  /** Compensation: puts back the snapshot of before this attempt (null: removes it), only while STARTING. */
+  void restoreCredentialSnapshot(String sessionId, GitCredentialSnapshot previousSnapshot, long fencingToken);
 }

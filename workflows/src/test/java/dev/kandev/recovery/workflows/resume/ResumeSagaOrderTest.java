@@ -192,7 +192,7 @@ class ResumeSagaOrderTest {
       call("restorePriorState");
       return prior;
     }
-    @Override public void restoreCredentialSnapshot(String sessionId, String previousJson, long fence) { call("restoreCredentialSnapshot"); }
+    @Override public void restoreCredentialSnapshot(String sessionId, GitCredentialSnapshot previous, long fence) { call("restoreCredentialSnapshot"); }
     @Override public CredentialLease issueCredentialLease(String sessionId) {
       call("issueCredentialLease");
       return new CredentialLease(List.of(), new GitCredentialSnapshot(1, "none", null, null, null, null, null, null, null, "default", "2026-01-01T00:00:00Z"));
