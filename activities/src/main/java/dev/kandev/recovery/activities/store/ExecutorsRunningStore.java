@@ -159,12 +159,8 @@ public final class ExecutorsRunningStore {
    * stored provider session. Restart recovery resumes them.
    */
   public List<String> sessionsLostOn(Handle h, String host, String workerInstance) {
-    return h.createQuery("SELECT s.id FROM task_sessions s JOIN executors_running e ON e.session_id = s.id"
-            + " WHERE " + RESUMED_AFTER_LOSS + " AND " + CLAIMED_BY_GONE_INSTANCE_ON_HOST + " ORDER BY s.id")
-        .bind("host", host)
-        .bind("instance", workerInstance)
-        .mapTo(String.class)
-        .list();
+    return sessionIdsOnHost(h, "SELECT s.id FROM task_sessions s JOIN executors_running e ON e.session_id = s.id"
+        + " WHERE " + RESUMED_AFTER_LOSS + " AND " + CLAIMED_BY_GONE_INSTANCE_ON_HOST + " ORDER BY s.id", host, workerInstance);
   }
 
   /**
@@ -173,13 +169,14 @@ public final class ExecutorsRunningStore {
    * stop claiming a live process. Returns their session ids.
    */
   public List<String> markLostWithGoneWorkers(Handle h, String host, String workerInstance) {
-    return h.createQuery("UPDATE executors_running e SET status = 'failed', pid = NULL, updated_at = now(),"
-            + " error_message = 'agent lost with its worker instance ' || e.worker_instance || ', which is gone'"
-            + " FROM task_sessions s WHERE s.id = e.session_id AND NOT (" + RESUMED_AFTER_LOSS + ")"
-            + " AND " + CLAIMED_BY_GONE_INSTANCE_ON_HOST + " RETURNING e.session_id")
-        .bind("host", host)
-        .bind("instance", workerInstance)
-        .mapTo(String.class)
-        .list();
+    return sessionIdsOnHost(h, "UPDATE executors_running e SET status = 'failed', pid = NULL, updated_at = now(),"
+        + " error_message = 'agent lost with its worker instance ' || e.worker_instance || ', which is gone'"
+        + " FROM task_sessions s WHERE s.id = e.session_id AND NOT (" + RESUMED_AFTER_LOSS + ")"
+        + " AND " + CLAIMED_BY_GONE_INSTANCE_ON_HOST + " RETURNING e.session_id", host, workerInstance);
+  }
+
+  /** The session ids a statement about gone instances on {@code host} (not {@code workerInstance}) returns. */
+  private static List<String> sessionIdsOnHost(Handle h, String sql, String host, String workerInstance) {
+    return h.createQuery(sql).bind("host", host).bind("instance", workerInstance).mapTo(String.class).list();
   }
 }

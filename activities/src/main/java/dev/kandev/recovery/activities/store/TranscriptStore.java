@@ -27,21 +27,7 @@ public final class TranscriptStore {
    * @return how many rows were inserted
    */
   public int appendLive(Handle h, String sessionId, List<TranscriptMessage> messages) {
-    if (messages.isEmpty()) {
-      return 0;
-    }
-    SessionStore.lockRow(h, sessionId);
-    List<TranscriptEntry> existing = new ArrayList<>(entries(h, sessionId));
-    int inserted = 0;
-    for (TranscriptMessage m : messages) {
-      String key = keyFor(m, existing);
-      if (existing.stream().anyMatch(e -> e.dedupeKey().equals(key))) {
-        continue;
-      }
-      existing.add(insert(h, sessionId, nextOrdinal(existing), m, key));
-      inserted++;
-    }
-    return inserted;
+    return append(h, sessionId, messages, false);
   }
 
   /**
@@ -52,25 +38,29 @@ public final class TranscriptStore {
    * @return how many rows were inserted
    */
   public int recordReplay(Handle h, String sessionId, List<TranscriptMessage> replayed) {
-    if (replayed.isEmpty()) {
+    return append(h, sessionId, replayed, true);
+  }
+
+  /** Appends what the transcript lacks, under the session's row lock; a replay first matches persisted messages. */
+  private static int append(Handle h, String sessionId, List<TranscriptMessage> messages, boolean replay) {
+    if (messages.isEmpty()) {
       return 0;
     }
     SessionStore.lockRow(h, sessionId);
     List<TranscriptEntry> existing = new ArrayList<>(entries(h, sessionId));
     boolean[] matched = new boolean[existing.size()];
     int inserted = 0;
-    for (TranscriptMessage m : replayed) {
-      int match = findMatch(m, existing, matched);
+    for (TranscriptMessage m : messages) {
+      int match = replay ? findMatch(m, existing, matched) : -1;
       if (match >= 0) {
         matched[match] = true;
         continue;
       }
       String key = keyFor(m, existing);
-      if (existing.stream().anyMatch(e -> e.dedupeKey().equals(key))) {
-        continue;
+      if (existing.stream().noneMatch(e -> e.dedupeKey().equals(key))) {
+        existing.add(insert(h, sessionId, nextOrdinal(existing), m, key));
+        inserted++;
       }
-      existing.add(insert(h, sessionId, nextOrdinal(existing), m, key));
-      inserted++;
     }
     return inserted;
   }

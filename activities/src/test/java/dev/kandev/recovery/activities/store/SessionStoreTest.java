@@ -16,6 +16,7 @@ import dev.kandev.recovery.activities.store.TransitionResult.Outcome;
 import dev.kandev.recovery.activities.testing.Fixtures;
 import dev.kandev.recovery.activities.testing.TestDatabase;
 import dev.kandev.recovery.workflows.model.SessionState;
+import dev.kandev.recovery.workflows.model.TaskState;
 import org.jdbi.v3.core.Handle;
 import java.util.EnumSet;
 import java.util.Set;
@@ -145,6 +146,45 @@ class SessionStoreTest {
     assertThat(db.tx((Handle h) -> sessions.get(h, "s1")).metadataEntry("git_credential_snapshot").orElseThrow().path("policy").asText())
         .isEqualTo("github_app");
     assertThat(db.tx((Handle h) -> sessions.get(h, "s1")).acpSessionId()).contains("tok-1");
+  }
+
+  private TransitionResult settle(Handle h, String sessionId) {
+    return sessions.settle(h, sessionId, Set.of(STARTING), Set.of(TaskState.IN_PROGRESS), "resume settled", "", Fence.none());
+  }
+
+  @Test
+  void settleMovesTheSessionAndItsTaskTogether() {
+    fixtures.task("t1", "ws-1", "IN_PROGRESS").session("s1", "t1", "test-agent", STARTING, "{}");
+
+    TransitionResult settled = db.tx(h -> settle(h, "s1"));
+
+    assertThat(settled.won()).isTrue();
+    assertThat(fixtures.string("SELECT s.state || '/' || t.state FROM task_sessions s JOIN tasks t ON t.id = s.task_id"))
+        .isEqualTo("WAITING_FOR_INPUT/REVIEW");
+  }
+
+  @Test
+  void aSettleThatLosesLeavesTheTaskAlone() {
+    fixtures.task("t1", "ws-1", "IN_PROGRESS").session("s1", "t1", "test-agent", CANCELLED, "{}");
+
+    TransitionResult settled = db.tx(h -> settle(h, "s1"));
+
+    assertThat(settled.outcome()).isEqualTo(Outcome.STATE_MISMATCH);
+    assertThat(fixtures.string("SELECT state FROM tasks WHERE id = 't1'")).isEqualTo("IN_PROGRESS");
+  }
+
+  @Test
+  void aSettleWhoseTaskWriteFailsLeavesTheSessionStarting() {
+    fixtures.task("t1", "ws-1", "IN_PROGRESS").session("s1", "t1", "test-agent", STARTING, "{}");
+    fixtures.exec("CREATE FUNCTION refuse_task_write() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'task write refused'; END $$"
+        + " LANGUAGE plpgsql");
+    fixtures.exec("CREATE TRIGGER refuse_task_write BEFORE UPDATE ON tasks FOR EACH ROW EXECUTE FUNCTION refuse_task_write()");
+
+    assertThatThrownBy(() -> db.tx(h -> settle(h, "s1")))
+        .isInstanceOf(StoreException.class)
+        .hasMessageContaining("task write refused");
+    assertThat(db.tx((Handle h) -> sessions.get(h, "s1")).state()).isEqualTo(STARTING);
+    assertThat(fixtures.count("SELECT count(*) FROM session_events")).isZero();
   }
 
   @Test
