@@ -7,7 +7,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.kandev.recovery.activities.store.TestStores;
-import dev.kandev.recovery.activities.json.Json;
 import dev.kandev.recovery.activities.runtime.NpxKey;
 import dev.kandev.recovery.activities.store.RuntimeJobRecord;
 import dev.kandev.recovery.activities.testing.LocalNpmRegistry;
