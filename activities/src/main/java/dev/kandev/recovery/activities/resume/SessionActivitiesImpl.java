@@ -131,12 +131,11 @@ public final class SessionActivitiesImpl implements SessionActivities {
   @Override
   public void markStarting(String sessionId, SessionState priorState, String reason, long fencingToken) {
     Fence fence = Fence.of(fencingToken);
-    transactions.inTransaction("move session " + sessionId + " to STARTING", h -> {
+    transactions.run("move session " + sessionId + " to STARTING", h -> {
       TransitionResult result = sessions.transition(h, sessionId, Set.of(priorState), STARTING, "resume: " + reason, "", fence);
       if (!isRetryOfAppliedWrite(h, sessionId, result, STARTING, fence)) {
         requireWon(sessionId, result.outcome(), result.now(), "moving to STARTING");
       }
-      return result;
     });
   }
 
@@ -151,13 +150,12 @@ public final class SessionActivitiesImpl implements SessionActivities {
     // A resumed agent is idle: like Kandev, a resume never re-sends a prompt, so no turn runs yet. The
     // turn is finished: the task belongs in the review ("Turn Finished") bucket, in the same transaction.
     Fence fence = Fence.of(fencingToken);
-    transactions.inTransaction("settle session " + sessionId, h -> {
+    transactions.run("settle session " + sessionId, h -> {
       TransitionResult result = sessions.settle(
           h, sessionId, Set.of(STARTING), TaskState.TURN_UNDER_WAY, "resume settled", "", fence);
       if (!isRetryOfAppliedWrite(h, sessionId, result, SessionState.WAITING_FOR_INPUT, fence)) {
         requireWon(sessionId, result.outcome(), result.now(), "settling at WAITING_FOR_INPUT");
       }
-      return result;
     });
     return SessionState.WAITING_FOR_INPUT;
   }
