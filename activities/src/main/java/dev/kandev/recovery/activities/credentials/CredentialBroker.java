@@ -16,7 +16,6 @@ import java.util.Base64;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.UUID;
 import org.jdbi.v3.core.Handle;
 import org.slf4j.Logger;
