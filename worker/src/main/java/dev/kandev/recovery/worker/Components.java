@@ -24,7 +24,7 @@ import dev.kandev.recovery.activities.store.ResumeLockStore;
 import dev.kandev.recovery.activities.store.RuntimeJobStore;
 import dev.kandev.recovery.activities.store.SessionIdentityStore;
 import dev.kandev.recovery.activities.store.SessionStore;
-import dev.kandev.recovery.activities.store.TaskStore;
+import dev.kandev.recovery.activities.store.Transactions;
 import dev.kandev.recovery.activities.store.TranscriptStore;
 import dev.kandev.recovery.activities.store.WorkerPresenceStore;
 import dev.kandev.recovery.worker.limits.LaunchSlots;
@@ -47,7 +47,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BiFunction;
 import java.util.function.UnaryOperator;
@@ -59,10 +58,10 @@ import java.util.function.UnaryOperator;
 public final class Components implements AutoCloseable {
   private final Settings settings;
   private final Database database;
+  final Transactions transactions;
   final SessionStore sessions;
   final SessionIdentityStore identities;
   final ResumeLockStore locks;
-  final TaskStore tasks;
   final RuntimeJobStore runtimeJobs;
   /** The agents whose runtime may be updated; production: Kandev's built-ins. */
   final BuiltInAgents builtInAgents;
@@ -98,26 +97,25 @@ public final class Components implements AutoCloseable {
       RecoveryMetrics metrics) {
     this.settings = settings;
     this.database = database;
-    var dataSource = database.dataSource();
-    this.sessions = new SessionStore(dataSource, Json.mapper());
-    this.identities = new SessionIdentityStore(dataSource);
-    this.locks = new ResumeLockStore(dataSource);
-    this.tasks = new TaskStore(dataSource);
-    this.runtimeJobs = new RuntimeJobStore(dataSource, Json.mapper());
+    this.transactions = database.transactions();
+    this.sessions = new SessionStore(Json.mapper());
+    this.identities = new SessionIdentityStore();
+    this.locks = new ResumeLockStore();
+    this.runtimeJobs = new RuntimeJobStore(Json.mapper());
     this.builtInAgents = builtInAgents;
     this.agentProfiles = agentProfiles != null ? agentProfiles
         : AgentCatalog.load(builtInAgents, settings.npm(), settings.agentsFile());
-    this.broker = new CredentialBroker(dataSource, new CredentialPolicyResolver(dataSource, Json.mapper()),
+    this.broker = new CredentialBroker(transactions, new CredentialPolicyResolver(Json.mapper()),
         List.of(new GitHubAppCredentialResolver(settings.gitHubApp(), Json.mapper(), Clock.systemUTC())),
         Json.mapper(), Clock.systemUTC());
     this.redemption = CredentialRedemptionServer.start(broker, settings.credentialBrokerPort());
     this.credentialEnvironment = new GitCredentialEnvironment(redemption.url(), installCredentialHelper());
-    this.executors = new ExecutorsRunningStore(dataSource);
-    this.presence = new WorkerPresenceStore(dataSource);
+    this.executors = new ExecutorsRunningStore();
+    this.presence = new WorkerPresenceStore();
     this.agentHost = new AgentHost(new AgentHostSettings(settings.host(), settings.workerInstance(),
         this.agentProfiles, settings.acpTimeouts(), settings.permissionPolicy(), settings.agentEnvironment()),
-        identities, executors, new TranscriptStore(dataSource));
-    UnownedAgentReaper reaper = new UnownedAgentReaper(agentHost, sessions, executors);
+        transactions, identities, executors, new TranscriptStore());
+    UnownedAgentReaper reaper = new UnownedAgentReaper(agentHost, transactions, sessions, executors);
     this.reaping = Periodic.every(settings.agentReapInterval(), "unowned-agent-reaper",
         () -> metrics.agentsReaped(reaper.reapOnce()));
     metrics.agentsRunning(() -> agentHost.runningExecutions().size());
@@ -167,30 +165,23 @@ public final class Components implements AutoCloseable {
   /** One implementation of each activity interface, over the real parts. */
   List<Object> activities() {
     return List.of(
-        new ResumeLockActivitiesImpl(locks, settings.resumeLockTtl()),
-        new SessionActivitiesImpl(sessions, locks, identities, tasks, Json.mapper(),
-            agentProfiles.ids()::contains, this::agentRunsOn, settings.host()),
+        new ResumeLockActivitiesImpl(transactions, locks, settings.resumeLockTtl()),
+        new SessionActivitiesImpl(transactions, sessions, identities, executors, Json.mapper(),
+            agentProfiles.ids()::contains, agentHost::isRunning, settings.workerInstance(), settings.host()),
         new CredentialActivitiesImpl(broker),
-        new AgentActivitiesImpl(agentHost, sessions, executors, broker, credentialEnvironment),
-        new RuntimeUpdateActivitiesImpl(
-            builtInAgents, settings.npm(), new CommandRunner(), new StdioAcpProbe(Json.mapper()), runtimeJobs));
+        new AgentActivitiesImpl(agentHost, transactions, sessions, executors, broker, credentialEnvironment),
+        new RuntimeUpdateActivitiesImpl(builtInAgents, settings.npm(), new CommandRunner(),
+            new StdioAcpProbe(Json.mapper()), transactions, runtimeJobs));
   }
 
   /** Restores the sessions an ended resume left STARTING, resuming through {@code resumes}. */
   StaleStartingRecovery staleStartingRecovery(ResumeClient resumes) {
-    return new StaleStartingRecovery(sessions, locks, resumes);
+    return new StaleStartingRecovery(transactions, sessions, locks, resumes);
   }
 
   /** Resumes the sessions whose agents gone workers on this host ran, through {@code resumes}. */
   RestartRecovery restartRecovery(ResumeClient resumes) {
-    return new RestartRecovery(executors, resumes, settings.host(), settings.workerInstance());
-  }
-
-  /** This worker if it runs the session's agent, else another live worker that claims to. */
-  private Optional<String> agentRunsOn(String sessionId) {
-    return agentHost.isRunning(sessionId)
-        ? Optional.of(settings.workerInstance())
-        : executors.liveOwnerOtherThan(sessionId, settings.workerInstance());
+    return new RestartRecovery(transactions, executors, resumes, settings.host(), settings.workerInstance());
   }
 
   private static Path installCredentialHelper() {

@@ -1,6 +1,7 @@
 package dev.kandev.recovery.worker;
 
 import dev.kandev.recovery.activities.store.ExecutorsRunningStore;
+import dev.kandev.recovery.activities.store.Transactions;
 import dev.kandev.recovery.workflows.client.ResumeClient;
 import dev.kandev.recovery.workflows.resume.ResumeMode;
 import dev.kandev.recovery.workflows.resume.ResumeRequest;
@@ -20,12 +21,15 @@ import org.slf4j.LoggerFactory;
 final class RestartRecovery {
   private static final Logger log = LoggerFactory.getLogger(RestartRecovery.class);
 
+  private final Transactions transactions;
   private final ExecutorsRunningStore executors;
   private final ResumeClient resumes;
   private final String host;
   private final String instance;
 
-  RestartRecovery(ExecutorsRunningStore executors, ResumeClient resumes, String host, String instance) {
+  RestartRecovery(
+      Transactions transactions, ExecutorsRunningStore executors, ResumeClient resumes, String host, String instance) {
+    this.transactions = transactions;
     this.executors = executors;
     this.resumes = resumes;
     this.host = host;
@@ -34,7 +38,8 @@ final class RestartRecovery {
 
   /** Starts (or attaches to) a resume for every lost session; returns their ids. */
   List<String> resumeLostSessions() {
-    List<String> sessionIds = executors.sessionsLostOn(host, instance);
+    List<String> sessionIds = transactions.inTransaction("list the sessions lost on " + host,
+        h -> executors.sessionsLostOn(h, host, instance));
     for (String sessionId : sessionIds) {
       try {
         resumes.start(new ResumeRequest(sessionId, ResumeMode.RESUME, ResumeRequest.RESTART_RECOVERY, "worker:" + instance));
@@ -43,7 +48,8 @@ final class RestartRecovery {
         log.warn("restart recovery: could not start the resume of session {}: {}", sessionId, e.getMessage());
       }
     }
-    List<String> lost = executors.markLostWithGoneWorkers(host, instance);
+    List<String> lost = transactions.inTransaction("mark the agents lost with gone workers on " + host,
+        h -> executors.markLostWithGoneWorkers(h, host, instance));
     if (!lost.isEmpty()) {
       log.info("restart recovery: the agents of sessions {} went with their gone worker; recorded as failed", lost);
     }

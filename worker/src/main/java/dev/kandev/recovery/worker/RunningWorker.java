@@ -1,6 +1,7 @@
 package dev.kandev.recovery.worker;
 
 import dev.kandev.recovery.activities.store.Database;
+import dev.kandev.recovery.activities.store.Transactions;
 import dev.kandev.recovery.activities.store.WorkerPresenceStore;
 import dev.kandev.recovery.worker.observability.HealthServer;
 import dev.kandev.recovery.worker.observability.Observability;
@@ -38,15 +39,17 @@ final class RunningWorker {
       Observability observability) throws InterruptedException {
     RecoveryMetrics metrics = observability.metrics();
     Components components = new Components(settings, database, metrics);
+    Transactions transactions = components.transactions;
     WorkerPresenceStore presence = components.presence;
+    Runnable beat = () -> transactions.run("record worker " + settings.workerInstance() + " alive",
+        h -> presence.beat(h, settings.workerInstance(), settings.host()));
     try {
-      presence.beat(settings.workerInstance(), settings.host());
-      takeOverFromPredecessor(settings, presence, command);
+      beat.run();
+      takeOverFromPredecessor(settings, transactions, presence, command);
       ResumeClient resumes = new ResumeClient(client, settings.taskQueue());
       // Closed in reverse: the HTTP endpoint, the worker, the parts (stopping and recording the
       // agents), and only then the presence beat.
-      try (Periodic beating = Periodic.every(WorkerPresenceStore.BEAT_EVERY, "worker-presence",
-              () -> presence.beat(settings.workerInstance(), settings.host()));
+      try (Periodic beating = Periodic.every(WorkerPresenceStore.BEAT_EVERY, "worker-presence", beat);
           components;
           RecoveryWorker worker = RecoveryWorker.start(client, settings.taskQueue(), components);
           HealthServer http = serveHttp(settings, database, client, worker, observability)) {
@@ -74,7 +77,7 @@ final class RunningWorker {
       }
     } finally {
       components.close(); // already closed unless the start failed before the parts were in use
-      leave(presence, settings.workerInstance());
+      leave(transactions, presence, settings.workerInstance());
     }
   }
 
@@ -96,22 +99,23 @@ final class RunningWorker {
    * The process of the same command that ran before with this state folder on this host: if its process is gone (killed,
    * crashed), it is gone for restart recovery too, at once rather than a minute after its last beat.
    */
-  private static void takeOverFromPredecessor(Settings settings, WorkerPresenceStore presence, String command) {
+  private static void takeOverFromPredecessor(
+      Settings settings, Transactions transactions, WorkerPresenceStore presence, String command) {
     Path file = settings.pidFile(command);
     Predecessor.read(file)
         .filter(p -> p.host().equals(settings.host()) && !p.workerInstance().equals(settings.workerInstance()))
         .filter(p -> !p.isAlive())
         .ifPresent(p -> {
-          presence.leave(p.workerInstance());
+          transactions.run("record worker " + p.workerInstance() + " gone", h -> presence.leave(h, p.workerInstance()));
           System.out.printf("Predecessor  %s (pid %d) is gone: what it left is recovered now%n", p.workerInstance(), p.pid());
         });
     Predecessor.record(file, settings.workerInstance(), settings.host());
   }
 
   /** After its agents were stopped and recorded: this instance is no longer alive. */
-  private static void leave(WorkerPresenceStore presence, String instance) {
+  private static void leave(Transactions transactions, WorkerPresenceStore presence, String instance) {
     try {
-      presence.leave(instance);
+      transactions.run("record worker " + instance + " stopped", h -> presence.leave(h, instance));
     } catch (RuntimeException e) {
       System.err.println("could not record this worker as stopped (it will count as gone soon): " + e.getMessage());
     }

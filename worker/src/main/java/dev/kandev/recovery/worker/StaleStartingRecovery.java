@@ -4,6 +4,7 @@ import dev.kandev.recovery.activities.store.Fence;
 import dev.kandev.recovery.activities.store.ResumeLock;
 import dev.kandev.recovery.activities.store.ResumeLockStore;
 import dev.kandev.recovery.activities.store.SessionStore;
+import dev.kandev.recovery.activities.store.Transactions;
 import dev.kandev.recovery.activities.store.TransitionResult;
 import dev.kandev.recovery.workflows.client.ResumeClient;
 import dev.kandev.recovery.workflows.model.SessionState;
@@ -12,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import org.jdbi.v3.core.Handle;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,11 +28,13 @@ import org.slf4j.LoggerFactory;
 final class StaleStartingRecovery {
   private static final Logger log = LoggerFactory.getLogger(StaleStartingRecovery.class);
 
+  private final Transactions transactions;
   private final SessionStore sessions;
   private final ResumeLockStore locks;
   private final ResumeClient resumes;
 
-  StaleStartingRecovery(SessionStore sessions, ResumeLockStore locks, ResumeClient resumes) {
+  StaleStartingRecovery(Transactions transactions, SessionStore sessions, ResumeLockStore locks, ResumeClient resumes) {
+    this.transactions = transactions;
     this.sessions = sessions;
     this.locks = locks;
     this.resumes = resumes;
@@ -39,23 +43,34 @@ final class StaleStartingRecovery {
   /** Restores every session left STARTING by a resume that no longer runs; returns their ids. */
   List<String> restoreStaleSessions() {
     List<String> restored = new ArrayList<>();
-    for (String sessionId : sessions.idsIn(SessionState.STARTING)) {
+    List<String> starting = transactions.inTransaction("list the STARTING sessions",
+        h -> sessions.idsIn(h, SessionState.STARTING));
+    for (String sessionId : starting) {
       if (resumes.attach(sessionId, null).isRunning()) {
         continue; // its saga settles or restores the session
       }
-      Optional<ResumeLock> endedRunsLock = locks.current(sessionId)
-          .filter(lock -> lock.owner().startsWith(ResumeRequest.workflowId(sessionId) + "/"));
-      SessionState prior = sessions.stateBeforeLast(sessionId, SessionState.STARTING).orElse(SessionState.FAILED);
-      TransitionResult result = sessions.transition(sessionId, Set.of(SessionState.STARTING), prior,
-          "stale STARTING: its resume ended without settling",
-          "the resume of this session ended while it was STARTING; Resume or Start fresh",
-          endedRunsLock.map(ResumeLock::fence).orElse(Fence.none()));
-      endedRunsLock.ifPresent(lock -> locks.release(sessionId, lock.owner()));
-      if (result.won()) {
-        log.warn("session {}: was STARTING with no resume running; restored to {}", sessionId, prior);
+      Restore restore = transactions.inTransaction("restore the stale STARTING session " + sessionId,
+          h -> restore(h, sessionId));
+      if (restore.result().won()) {
+        log.warn("session {}: was STARTING with no resume running; restored to {}", sessionId, restore.prior());
         restored.add(sessionId);
       }
     }
     return restored;
+  }
+
+  private record Restore(SessionState prior, TransitionResult result) {}
+
+  /** The transition back and the release of the ended run's lock, in one transaction. */
+  private Restore restore(Handle h, String sessionId) {
+    Optional<ResumeLock> endedRunsLock = locks.current(h, sessionId)
+        .filter(lock -> lock.owner().startsWith(ResumeRequest.workflowId(sessionId) + "/"));
+    SessionState prior = sessions.stateBeforeLast(h, sessionId, SessionState.STARTING).orElse(SessionState.FAILED);
+    TransitionResult result = sessions.transition(h, sessionId, Set.of(SessionState.STARTING), prior,
+        "stale STARTING: its resume ended without settling",
+        "the resume of this session ended while it was STARTING; Resume or Start fresh",
+        endedRunsLock.map(ResumeLock::fence).orElse(Fence.none()));
+    endedRunsLock.ifPresent(lock -> locks.release(h, sessionId, lock.owner()));
+    return new Restore(prior, result);
   }
 }

@@ -127,8 +127,8 @@ class HostRecoveryClusterBenchmark {
   /** The sessions' agents failed: FAILED, and the workers stopped the agents (untimed). */
   private void failAll(List<String> sessionIds) {
     for (String sessionId : sessionIds) {
-      cluster.sessions().transition(sessionId, Set.of(SessionState.WAITING_FOR_INPUT), SessionState.FAILED,
-          "benchmark", "agent process exited", Fence.none());
+      cluster.tx(h -> cluster.sessions().transition(h, sessionId, Set.of(SessionState.WAITING_FOR_INPUT),
+          SessionState.FAILED, "benchmark", "agent process exited", Fence.none()));
     }
     Await.until(() -> sessionIds.stream().noneMatch(id -> cluster.executor(id).orElseThrow().claimsLiveProcess()),
         Duration.ofMinutes(2), "the reapers to stop the failed sessions' agents");

@@ -26,6 +26,7 @@ import dev.kandev.recovery.workflows.resume.ResumeOutcome;
 import dev.kandev.recovery.workflows.resume.ResumeRequest;
 import dev.kandev.recovery.workflows.resume.ResumeResult;
 import dev.kandev.recovery.workflows.resume.ResumeStep;
+import org.jdbi.v3.core.Handle;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -82,10 +83,10 @@ class LaunchStallTest {
     resumes = new ResumeClient(connection.client, QUEUE);
     gitHubApp = new GitHubAppStandIn();
     fixtures = db.fixtures();
-    sessions = new SessionStore(db.dataSource(), Json.mapper());
-    identities = new SessionIdentityStore(db.dataSource());
-    executors = new ExecutorsRunningStore(db.dataSource());
-    locks = new ResumeLockStore(db.dataSource());
+    sessions = new SessionStore(Json.mapper());
+    identities = new SessionIdentityStore();
+    executors = new ExecutorsRunningStore();
+    locks = new ResumeLockStore();
 
     Path agentState = tempDir.resolve("agent-state");
     modeFile = tempDir.resolve("agent-mode");
@@ -151,8 +152,8 @@ class LaunchStallTest {
     assertThat(result.outcome()).isEqualTo(ResumeOutcome.RESUMED);
     assertThat(result.loaded()).isTrue();
     assertThat(result.providerSessionId()).isEqualTo(TOKEN);
-    assertThat(sessions.get(SESSION).state()).isEqualTo(WAITING_FOR_INPUT);
-    ExecutorRecord agent = executors.find(SESSION).orElseThrow();
+    assertThat(db.tx((Handle h) -> sessions.get(h, SESSION)).state()).isEqualTo(WAITING_FOR_INPUT);
+    ExecutorRecord agent = db.tx(h -> executors.find(h, SESSION)).orElseThrow();
     assertThat(agent.status()).isEqualTo("running");
     assertThat(agent.workerInstance()).isEqualTo("worker-a");
     assertThat(ProcessHandle.of(agent.pid()).map(ProcessHandle::isAlive)).hasValue(true);
@@ -173,7 +174,7 @@ class LaunchStallTest {
     agentMode("hold-load");
     ResumeHandle resume = resumes.start(new ResumeRequest(SESSION, ResumeMode.RESUME, "user", "test"));
     awaitAgentHoldingLoad();
-    long agentPid = executors.find(SESSION).orElseThrow().pid();
+    long agentPid = db.tx(h -> executors.find(h, SESSION)).orElseThrow().pid();
 
     stalled.pause();
     agentMode("normal"); // the agent loads the session; its worker does not hear it
@@ -184,32 +185,32 @@ class LaunchStallTest {
     assertThat(failure.failureType()).isEqualTo("ACTIVITY_TIMEOUT_HEARTBEAT");
     assertThat(failure.sessionState()).isEqualTo(FAILED);
     assertThat(failure.recoveryActions()).contains(ResumeMode.RESUME);
-    assertThat(sessions.get(SESSION).state()).isEqualTo(FAILED);
-    assertThat(identities.read(SESSION)).isEqualTo(new SessionIdentity(TOKEN, TOKEN));
+    assertThat(db.tx((Handle h) -> sessions.get(h, SESSION)).state()).isEqualTo(FAILED);
+    assertThat(db.tx((Handle h) -> identities.read(h, SESSION))).isEqualTo(new SessionIdentity(TOKEN, TOKEN));
     assertThat(snapshotJson()).isEqualTo(snapshotBefore);
     assertThat(fixtures.count("SELECT count(*) FROM credential_leases WHERE session_id = ? AND revoked_at IS NULL",
         SESSION)).isZero();
-    assertThat(locks.current(SESSION)).isEmpty();
+    assertThat(db.tx((Handle h) -> locks.current(h, SESSION))).isEmpty();
     assertThat(ProcessHandle.of(agentPid).map(ProcessHandle::isAlive)).as("the agent is up, its worker stalled")
         .hasValue(true);
-    ExecutorRecord withdrawn = executors.find(SESSION).orElseThrow();
+    ExecutorRecord withdrawn = db.tx(h -> executors.find(h, SESSION)).orElseThrow();
     assertThat(withdrawn.workerInstance()).isEqualTo("worker-a");
     assertThat(withdrawn.status()).isEqualTo("failed");
     assertThat(withdrawn.errorMessage()).contains("launch withdrawn");
-    assertThat(executors.liveOwnerOtherThan(SESSION, "worker-b")).as("no worker claims the session's agent").isEmpty();
+    assertThat(db.tx((Handle h) -> executors.liveOwnerOtherThan(h, SESSION, "worker-b"))).as("no worker claims the session's agent").isEmpty();
 
     stalled.resume();
     Await.until(() -> ProcessHandle.of(agentPid).map(p -> !p.isAlive()).orElse(true), Duration.ofSeconds(30),
         "the resumed worker to stop the agent of the launch its resume gave up");
-    assertThat(sessions.get(SESSION).state()).isEqualTo(FAILED);
-    assertThat(identities.read(SESSION)).isEqualTo(new SessionIdentity(TOKEN, TOKEN));
-    assertThat(executors.find(SESSION).orElseThrow().status()).isEqualTo("failed");
+    assertThat(db.tx((Handle h) -> sessions.get(h, SESSION)).state()).isEqualTo(FAILED);
+    assertThat(db.tx((Handle h) -> identities.read(h, SESSION))).isEqualTo(new SessionIdentity(TOKEN, TOKEN));
+    assertThat(db.tx((Handle h) -> executors.find(h, SESSION)).orElseThrow().status()).isEqualTo("failed");
 
     ResumeResult next = resumes.start(new ResumeRequest(SESSION, ResumeMode.RESUME, "user", "test"))
         .await(Duration.ofMinutes(3));
     assertThat(next.loaded()).isTrue();
     assertThat(next.providerSessionId()).isEqualTo(TOKEN);
-    assertThat(sessions.get(SESSION).state()).isEqualTo(WAITING_FOR_INPUT);
+    assertThat(db.tx((Handle h) -> sessions.get(h, SESSION)).state()).isEqualTo(WAITING_FOR_INPUT);
   }
 
   private WorkerJvm startWorkerJvm(String instance, Map<String, String> extra) {
@@ -244,7 +245,7 @@ class LaunchStallTest {
   private void awaitAgentHoldingLoad() {
     Await.until(() -> Files.exists(Path.of(modeFile + ".held")), Duration.ofMinutes(1),
         "the agent to be asked for session/load");
-    assertThat(executors.find(SESSION).map(ExecutorRecord::status)).hasValue("starting");
+    assertThat(db.tx((Handle h) -> executors.find(h, SESSION)).map(ExecutorRecord::status)).hasValue("starting");
   }
 
   private ResumeFailure awaitFailure(ResumeHandle resume) throws Exception {

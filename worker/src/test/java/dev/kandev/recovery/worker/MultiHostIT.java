@@ -106,8 +106,8 @@ class MultiHostIT {
     // Two of h2's sessions end FAILED (their agents stopped), then h2's worker is killed.
     List<String> failedOnH2 = List.of("s1", "s4");
     for (String sessionId : failedOnH2) {
-      assertThat(cluster.sessions().transition(sessionId, Set.of(SessionState.WAITING_FOR_INPUT), SessionState.FAILED,
-          "test", "agent process exited", Fence.none()).won()).isTrue();
+      assertThat(cluster.tx(h -> cluster.sessions().transition(h, sessionId, Set.of(SessionState.WAITING_FOR_INPUT),
+          SessionState.FAILED, "test", "agent process exited", Fence.none())).won()).isTrue();
       Await.until(() -> !cluster.executor(sessionId).orElseThrow().claimsLiveProcess(), RESUME,
           "h2's reaper to stop the agent of failed session " + sessionId);
     }

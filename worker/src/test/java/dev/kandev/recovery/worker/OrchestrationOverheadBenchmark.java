@@ -207,8 +207,8 @@ class OrchestrationOverheadBenchmark {
   /** As {@code ResumeWorkflowBenchmark} resets a session: agent stopped, WAITING_FOR_INPUT → FAILED. */
   private void reset(String sessionId) {
     workers.forEach(worker -> worker.agentHost().stop(sessionId));
-    var moved = workers.get(0).sessions.transition(
-        sessionId, Set.of(WAITING_FOR_INPUT), FAILED, "benchmark reset", "agent process exited", Fence.none());
+    var moved = db.tx(h -> workers.get(0).sessions.transition(
+        h, sessionId, Set.of(WAITING_FOR_INPUT), FAILED, "benchmark reset", "agent process exited", Fence.none()));
     if (!moved.won()) {
       throw new IllegalStateException("reset of " + sessionId + " lost: " + moved);
     }

@@ -10,6 +10,7 @@ import dev.kandev.recovery.activities.store.Fence;
 import dev.kandev.recovery.activities.store.SessionIdentity;
 import dev.kandev.recovery.activities.store.SessionIdentityStore;
 import dev.kandev.recovery.activities.store.SessionStore;
+import dev.kandev.recovery.activities.store.Transactions;
 import dev.kandev.recovery.activities.testing.CredentialFixtures;
 import dev.kandev.recovery.activities.testing.Fixtures;
 import dev.kandev.recovery.activities.testing.TestAgent;
@@ -302,8 +303,8 @@ final class RecoveryCluster implements BeforeEachCallback, AfterEachCallback {
   String failedSessionWithToken(String sessionId) throws TimeoutException {
     newSession(sessionId, SessionState.CREATED);
     String token = start(sessionId, ResumeMode.START_FRESH).await(Duration.ofMinutes(2)).providerSessionId();
-    var moved = sessions().transition(sessionId, Set.of(SessionState.WAITING_FOR_INPUT), SessionState.FAILED,
-        "test setup", "agent process exited", Fence.none());
+    var moved = db.tx(h -> sessions().transition(h, sessionId, Set.of(SessionState.WAITING_FOR_INPUT), SessionState.FAILED,
+        "test setup", "agent process exited", Fence.none()));
     assertThat(moved.won()).isTrue();
     Await.until(() -> executor(sessionId).map(e -> !e.claimsLiveProcess()).orElse(false), Duration.ofSeconds(30),
         "the worker to stop the agent of the failed session");
@@ -315,20 +316,25 @@ final class RecoveryCluster implements BeforeEachCallback, AfterEachCallback {
     GitHubAppStandIn.backTask(credentials, WORKSPACE, taskOf(sessionId), policy);
   }
 
+  /** Runs store operations in one transaction on the cluster's database. */
+  <T> T tx(Transactions.Work<T> work) {
+    return db.tx(work);
+  }
+
   SessionStore sessions() {
-    return new SessionStore(db.dataSource(), Json.mapper());
+    return new SessionStore(Json.mapper());
   }
 
   SessionState state(String sessionId) {
-    return sessions().get(sessionId).state();
+    return db.tx(h -> sessions().get(h, sessionId)).state();
   }
 
   SessionIdentity identity(String sessionId) {
-    return new SessionIdentityStore(db.dataSource()).read(sessionId);
+    return db.tx(h -> new SessionIdentityStore().read(h, sessionId));
   }
 
   Optional<ExecutorRecord> executor(String sessionId) {
-    return new ExecutorsRunningStore(db.dataSource()).find(sessionId);
+    return db.tx(h -> new ExecutorsRunningStore().find(h, sessionId));
   }
 
   /** The session's agent once its process was spawned and it is in its ACP handshake. */

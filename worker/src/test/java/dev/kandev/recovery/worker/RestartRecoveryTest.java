@@ -5,9 +5,11 @@ import static dev.kandev.recovery.workflows.model.SessionState.RUNNING;
 import static dev.kandev.recovery.workflows.model.SessionState.WAITING_FOR_INPUT;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.kandev.recovery.activities.store.TestStores;
 import dev.kandev.recovery.activities.store.ExecutorsRunningStore;
 import dev.kandev.recovery.activities.store.Fence;
 import dev.kandev.recovery.activities.store.TranscriptEntry;
+import dev.kandev.recovery.activities.store.TaskStore;
 import dev.kandev.recovery.activities.store.TranscriptStore;
 import dev.kandev.recovery.activities.store.WorkerPresenceStore;
 import dev.kandev.recovery.activities.testing.TestAgent;
@@ -17,6 +19,7 @@ import dev.kandev.recovery.workflows.model.SessionState;
 import dev.kandev.recovery.workflows.model.TaskState;
 import dev.kandev.recovery.workflows.resume.ResumeMode;
 import dev.kandev.recovery.workflows.resume.ResumeResult;
+import org.jdbi.v3.core.Handle;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -37,7 +40,7 @@ class RestartRecoveryTest {
   @BeforeEach
   void setUp() {
     harness = new ResumeHarness(db, tempDir);
-    transcripts = new TranscriptStore(db.dataSource());
+    transcripts = new TranscriptStore();
   }
 
   @AfterEach
@@ -49,7 +52,7 @@ class RestartRecoveryTest {
   void completedTurnStaysInTurnFinishedThroughABackendRestartAndAutomaticResume() throws Exception {
     String token = sessionWithACompletedTurn("s1");
     String taskWrittenAt = taskUpdatedAt("s1");
-    List<TranscriptEntry> transcript = transcripts.list("s1");
+    List<TranscriptEntry> transcript = db.tx(h -> TestStores.transcript(h, "s1"));
     int eventsBeforeRestart = harness.transitions("s1").size();
     backendDiesWithItsAgent("s1");
 
@@ -58,7 +61,7 @@ class RestartRecoveryTest {
     assertThat(resumed.loaded()).isTrue();
     assertThat(resumed.providerSessionId()).isEqualTo(token);
     assertThat(harness.state("s1")).isEqualTo(WAITING_FOR_INPUT);
-    assertThat(transcripts.list("s1")).as("the prior transcript, once").isEqualTo(transcript);
+    assertThat(db.tx((Handle h) -> TestStores.transcript(h, "s1"))).as("the prior transcript, once").isEqualTo(transcript);
     // The task was never written during the restart and resume: it stayed REVIEW throughout.
     assertThat(taskUpdatedAt("s1")).isEqualTo(taskWrittenAt);
     List<String> sinceRestart = harness.transitions("s1").subList(eventsBeforeRestart, harness.transitions("s1").size());
@@ -72,26 +75,26 @@ class RestartRecoveryTest {
   @Test
   void responsePersistedBeforeTheSessionSettledEndsInTurnFinishedAfterTheRestart() throws Exception {
     sessionWithACompletedTurn("s1");
-    List<TranscriptEntry> transcript = transcripts.list("s1");
+    List<TranscriptEntry> transcript = db.tx(h -> TestStores.transcript(h, "s1"));
     // The backend died after persisting the response but before the lifecycle settled.
-    harness.components().sessions.transition("s1", Set.of(WAITING_FOR_INPUT), RUNNING, "turn", "", Fence.none());
-    harness.components().tasks.transitionTask(ResumeHarness.taskOf("s1"), Set.of(TaskState.REVIEW), TaskState.IN_PROGRESS);
+    db.tx(h -> harness.components().sessions.transition(h, "s1", Set.of(WAITING_FOR_INPUT), RUNNING, "turn", "", Fence.none()));
+    db.tx(h -> new TaskStore().transitionTaskOf(h, "s1", Set.of(TaskState.REVIEW), TaskState.IN_PROGRESS));
     backendDiesWithItsAgent("s1");
 
     restartAndAwaitAutomaticResume("s1");
 
     assertThat(harness.state("s1")).isEqualTo(WAITING_FOR_INPUT);
-    assertThat(harness.components().tasks.taskState(ResumeHarness.taskOf("s1"))).contains(TaskState.REVIEW);
+    assertThat(db.tx((Handle h) -> TestStores.taskState(h, ResumeHarness.taskOf("s1")))).contains(TaskState.REVIEW);
     assertThat(ReviewBucket.classify(WAITING_FOR_INPUT, TaskState.REVIEW)).isEqualTo(ReviewBucket.REVIEW);
-    assertThat(transcripts.list("s1")).isEqualTo(transcript);
+    assertThat(db.tx((Handle h) -> TestStores.transcript(h, "s1"))).isEqualTo(transcript);
   }
 
   @Test
   void aWorkerOnTheSameHostThatStillBeatsKeepsItsSessionsUntilItIsGone() throws Exception {
     String token = sessionWithACompletedTurn("s1");
     backendDiesWithItsAgent("s1");
-    WorkerPresenceStore presence = new WorkerPresenceStore(db.dataSource());
-    presence.beat("worker-a", "test-host");
+    WorkerPresenceStore presence = new WorkerPresenceStore();
+    db.run(h -> presence.beat(h, "worker-a", "test-host"));
 
     assertThat(recovery().resumeLostSessions()).as("worker-a is alive").isEmpty();
 
@@ -105,9 +108,9 @@ class RestartRecoveryTest {
   @Test
   void aSessionWaitingForTheUsersRecoveryChoiceIsNotResumedAutomatically() throws Exception {
     sessionWithACompletedTurn("s1");
-    harness.components().sessions.transition("s1", Set.of(WAITING_FOR_INPUT), RUNNING, "turn", "", Fence.none());
-    harness.components().sessions.transition("s1", Set.of(RUNNING), WAITING_FOR_INPUT, "agent failed",
-        "agent encountered an error", Fence.none());
+    db.tx(h -> harness.components().sessions.transition(h, "s1", Set.of(WAITING_FOR_INPUT), RUNNING, "turn", "", Fence.none()));
+    db.tx(h -> harness.components().sessions.transition(h, "s1", Set.of(RUNNING), WAITING_FOR_INPUT, "agent failed",
+        "agent encountered an error", Fence.none()));
     backendDiesWithItsAgent("s1");
 
     assertThat(recovery().resumeLostSessions()).isEmpty();
@@ -120,8 +123,8 @@ class RestartRecoveryTest {
     String token = harness.resume(sessionId, ResumeMode.START_FRESH).providerSessionId();
     var turn = harness.prompt(sessionId, "hello");
     assertThat(turn.stopReason()).isEqualTo("end_turn");
-    assertThat(harness.components().tasks.taskState(ResumeHarness.taskOf(sessionId))).contains(TaskState.REVIEW);
-    assertThat(transcripts.list(sessionId)).extracting(TranscriptEntry::role).contains("user", "agent");
+    assertThat(db.tx((Handle h) -> TestStores.taskState(h, ResumeHarness.taskOf(sessionId)))).contains(TaskState.REVIEW);
+    assertThat(db.tx((Handle h) -> TestStores.transcript(h, sessionId))).extracting(TranscriptEntry::role).contains("user", "agent");
     return token;
   }
 
@@ -141,7 +144,7 @@ class RestartRecoveryTest {
 
   /** The restarted worker: same host, a new instance. */
   private RestartRecovery recovery() {
-    return new RestartRecovery(new ExecutorsRunningStore(db.dataSource()), harness.resumes, "test-host", "worker-b");
+    return new RestartRecovery(db.transactions(), new ExecutorsRunningStore(), harness.resumes, "test-host", "worker-b");
   }
 
   private String taskUpdatedAt(String sessionId) {

@@ -51,8 +51,8 @@ class ResumeConcurrencyTest {
   void aTerminalTransitionWinningDuringLaunchIsLeftAloneAndTheAgentStopped() throws Exception {
     String token = harness.establishedSession("s1", FAILED);
     harness.gitHubBacked("s1", "github_app");
-    hooks.after("launchAgent", () -> harness.components().sessions.transition(
-        "s1", Set.of(STARTING), CANCELLED, "user cancelled the task", "", Fence.none()));
+    hooks.after("launchAgent", () -> db.tx(h -> harness.components().sessions.transition(h,
+        "s1", Set.of(STARTING), CANCELLED, "user cancelled the task", "", Fence.none())));
 
     ResumeFailure failure = harness.resumeFailing("s1", ResumeMode.RESUME);
 
@@ -110,7 +110,7 @@ class ResumeConcurrencyTest {
     String token = harness.establishedSession("s1", WAITING_FOR_INPUT);
     harness.fixtures.exec("UPDATE executors_running SET worker_instance = 'worker-z', status = 'running'"
         + " WHERE session_id = ?", "s1");
-    new WorkerPresenceStore(db.dataSource()).beat("worker-z", "test-host");
+    db.run(h -> new WorkerPresenceStore().beat(h, "worker-z", "test-host"));
     List<String> transitionsBefore = harness.transitions("s1");
 
     ResumeFailure refused = harness.resumeFailing("s1", ResumeMode.RESUME);

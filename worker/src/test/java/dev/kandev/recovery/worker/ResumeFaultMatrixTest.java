@@ -15,6 +15,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
+import org.jdbi.v3.core.Handle;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -30,8 +31,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  * snapshot, no live lease, no lock, no agent and no stale STARTING.
  */
 class ResumeFaultMatrixTest {
-  private static final String OLD_SNAPSHOT =
-      "{\"version\":1,\"policy\":\"none\",\"source\":\"executor\",\"capturedAt\":\"2026-11-30T10:00:00Z\"}";
+  /** A snapshot as the broker writes it for policy none (the compensation puts back the typed snapshot). */
+  private static final String OLD_SNAPSHOT = "{\"version\":1,\"policy\":\"none\",\"permissions\":{},"
+      + "\"source\":\"executor\",\"capturedAt\":\"2026-11-30T10:00:00Z\"}";
 
   @RegisterExtension final TestDatabase db = new TestDatabase();
   @TempDir Path tempDir;
@@ -104,7 +106,8 @@ class ResumeFaultMatrixTest {
       // This resume's lock expired meanwhile and a newer resume took it over.
       if (restores.incrementAndGet() == 1) {
         harness.fixtures.exec("DELETE FROM resume_locks WHERE session_id = ?", "s1");
-        assertThat(harness.components().locks.acquire("s1", "newer-resume", Duration.ofMinutes(5))).isPresent();
+        assertThat(db.tx((Handle h) -> harness.components().locks.acquire(h, "s1", "newer-resume", Duration.ofMinutes(5))))
+            .isPresent();
       }
     });
 
@@ -117,7 +120,7 @@ class ResumeFaultMatrixTest {
     assertThat(failure.sessionState()).isEqualTo(SessionState.STARTING);
     assertThat(harness.state("s1")).isEqualTo(SessionState.STARTING);
     assertThat(harness.transitions("s1")).last().isEqualTo("FAILED>STARTING");
-    assertThat(harness.components().locks.current("s1")).hasValueSatisfying(
+    assertThat(db.tx((Handle h) -> harness.components().locks.current(h, "s1"))).hasValueSatisfying(
         lock -> assertThat(lock.owner()).isEqualTo("newer-resume"));
   }
 

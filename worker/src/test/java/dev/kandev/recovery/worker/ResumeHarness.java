@@ -199,7 +199,7 @@ final class ResumeHarness implements AutoCloseable {
 
   /** A prompt turn with the session's agent on the worker that runs now, as Kandev runs one. */
   TurnResult prompt(String sessionId, String text) {
-    return new PromptTurns(components().agentHost(), components().database().dataSource()).prompt(sessionId, text);
+    return new PromptTurns(components().agentHost(), components().database().transactions()).prompt(sessionId, text);
   }
 
   static String taskOf(String sessionId) {
@@ -215,8 +215,8 @@ final class ResumeHarness implements AutoCloseable {
     ResumeResult first = resume(sessionId, ResumeMode.START_FRESH);
     components().agentHost().stop(sessionId);
     if (state != SessionState.WAITING_FOR_INPUT) {
-      var moved = components().sessions.transition(
-          sessionId, Set.of(SessionState.WAITING_FOR_INPUT), state, "test setup", "agent process exited", Fence.none());
+      var moved = db.tx(h -> components().sessions.transition(h,
+          sessionId, Set.of(SessionState.WAITING_FOR_INPUT), state, "test setup", "agent process exited", Fence.none()));
       assertThat(moved.won()).as("set up %s", state).isTrue();
     }
     return first.providerSessionId();
@@ -291,11 +291,11 @@ final class ResumeHarness implements AutoCloseable {
   }
 
   SessionState state(String sessionId) {
-    return components().sessions.get(sessionId).state();
+    return db.tx(h -> components().sessions.get(h, sessionId)).state();
   }
 
   SessionIdentity identity(String sessionId) {
-    return components().identities.read(sessionId);
+    return db.tx(h -> components().identities.read(h, sessionId));
   }
 
   /** The session's state transitions, oldest first, as "FROM>TO". */
@@ -309,7 +309,7 @@ final class ResumeHarness implements AutoCloseable {
   }
 
   boolean lockHeld(String sessionId) {
-    return components().locks.current(sessionId).isPresent();
+    return db.tx(h -> components().locks.current(h, sessionId)).isPresent();
   }
 
   String snapshotJson(String sessionId) {

@@ -28,6 +28,7 @@ import dev.kandev.recovery.workflows.resume.ResumeStep;
 import io.temporal.client.WorkflowStub;
 import io.temporal.common.SearchAttributes;
 import io.temporal.failure.ApplicationFailure;
+import org.jdbi.v3.core.Handle;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -80,7 +81,7 @@ class ResumeSessionWorkflowTest {
     assertThat(failure.recoveryActions()).containsExactly(ResumeMode.RESUME, ResumeMode.START_FRESH);
     assertThat(failure.sessionState()).isEqualTo(FAILED);
     assertRecoverable("s1", FAILED, token);
-    assertThat(harness.components().sessions.get("s1").errorMessage()).contains("AGENT_EXITED_BEFORE_INITIALIZE");
+    assertThat(db.tx((Handle h) -> harness.components().sessions.get(h, "s1")).errorMessage()).contains("AGENT_EXITED_BEFORE_INITIALIZE");
     RecordedHistories.recordIfAsked(harness.history("s1"), "resume-launch-failure-compensated");
 
     harness.agentMode("normal");
@@ -139,7 +140,7 @@ class ResumeSessionWorkflowTest {
     harness.gitHubBacked("s1", "none");
     harness.resume("s1", ResumeMode.RESUME);
     harness.components().agentHost().stop("s1");
-    harness.components().sessions.transition("s1", Set.of(WAITING_FOR_INPUT), FAILED, "test", "exited", Fence.none());
+    db.tx(h -> harness.components().sessions.transition(h, "s1", Set.of(WAITING_FOR_INPUT), FAILED, "test", "exited", Fence.none()));
     assertThat(snapshot(harness.snapshotJson("s1")).path("policy").asText()).isEqualTo("none");
     snapshotsAtLaunch.clear();
 
@@ -187,7 +188,7 @@ class ResumeSessionWorkflowTest {
     String gone = "resume failed at LAUNCH_AGENT (AGENT_SESSION_NEW_FAILED): Start fresh cleared the stored conversation"
         + " (provider session " + old + "), which can no longer be resumed; ";
     assertThat(failure.message()).startsWith(gone);
-    assertThat(harness.components().sessions.get("s1").errorMessage()).startsWith(gone);
+    assertThat(db.tx((Handle h) -> harness.components().sessions.get(h, "s1")).errorMessage()).startsWith(gone);
 
     harness.agentMode("normal");
     ResumeResult fresh = harness.resume("s1", ResumeMode.START_FRESH);

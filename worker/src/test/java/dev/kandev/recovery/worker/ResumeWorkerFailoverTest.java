@@ -41,7 +41,7 @@ class ResumeWorkerFailoverTest {
   @BeforeEach
   void setUp() {
     harness = ResumeHarness.withReplaceableWorker(db, tempDir, hooks);
-    executors = new ExecutorsRunningStore(db.dataSource());
+    executors = new ExecutorsRunningStore();
   }
 
   @AfterEach
@@ -91,7 +91,7 @@ class ResumeWorkerFailoverTest {
     harness.agentMode("hold-initialize");
     ResumeHandle resume = harness.start("s1", ResumeMode.RESUME);
     Await.until(() -> agentStarting("s1"), Duration.ofMinutes(1), "the first worker to start the agent");
-    long firstAgent = executors.find("s1").orElseThrow().pid();
+    long firstAgent = db.tx(h -> executors.find(h, "s1")).orElseThrow().pid();
 
     harness.replaceWorker("worker-b");
     harness.agentMode("normal"); // the dead worker's agent may now finish its handshake: nobody wants it
@@ -119,7 +119,7 @@ class ResumeWorkerFailoverTest {
   }
 
   private boolean agentStarting(String sessionId) {
-    return executors.find(sessionId).map(e -> e.status().equals("starting")).orElse(false);
+    return db.tx(h -> executors.find(h, sessionId)).map(e -> e.status().equals("starting")).orElse(false);
   }
 
   private static ResumeFailure awaitFailure(ResumeHandle resume) throws Exception {

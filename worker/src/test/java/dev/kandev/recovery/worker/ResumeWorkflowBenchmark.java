@@ -110,8 +110,8 @@ class ResumeWorkflowBenchmark {
   /** As {@code ResumeHarness.establishedSession} leaves a session: agent gone, state FAILED. */
   private void makeResumableAgain(String sessionId) {
     harness.components().agentHost().stop(sessionId);
-    var moved = harness.components().sessions.transition(
-        sessionId, Set.of(WAITING_FOR_INPUT), FAILED, "benchmark reset", "agent process exited", Fence.none());
+    var moved = db.tx(h -> harness.components().sessions.transition(h,
+        sessionId, Set.of(WAITING_FOR_INPUT), FAILED, "benchmark reset", "agent process exited", Fence.none()));
     if (!moved.won()) {
       throw new IllegalStateException("reset of " + sessionId + " lost: " + moved);
     }

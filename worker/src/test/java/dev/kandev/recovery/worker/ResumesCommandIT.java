@@ -30,8 +30,8 @@ class ResumesCommandIT {
     cluster.newSession("s1", CREATED);
     cluster.start("s1", ResumeMode.START_FRESH).await(Duration.ofMinutes(1));
     RecoveryCluster.awaitFailure(cluster.start("s1", ResumeMode.RESUME), Duration.ofMinutes(1));
-    cluster.sessions().transition("s1", Set.of(SessionState.WAITING_FOR_INPUT), SessionState.FAILED, "test", "agent exited",
-        Fence.none());
+    cluster.tx(h -> cluster.sessions().transition(h, "s1", Set.of(SessionState.WAITING_FOR_INPUT), SessionState.FAILED, "test", "agent exited",
+        Fence.none()));
     Await.until(() -> !cluster.executor("s1").orElseThrow().claimsLiveProcess(), Duration.ofSeconds(30), "s1's agent to stop");
     cluster.start("s1", ResumeMode.RESUME).await(Duration.ofMinutes(1));
     // s2: an agent that exits before initialize; s3: an agent held in initialize, so its resume runs.

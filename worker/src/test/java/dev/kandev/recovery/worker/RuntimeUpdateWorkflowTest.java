@@ -6,10 +6,9 @@ import static dev.kandev.recovery.worker.RuntimeUpdateHarness.snapshot;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.kandev.recovery.activities.json.Json;
+import dev.kandev.recovery.activities.store.TestStores;
 import dev.kandev.recovery.activities.runtime.NpxKey;
 import dev.kandev.recovery.activities.store.RuntimeJobRecord;
-import dev.kandev.recovery.activities.store.RuntimeJobStore;
 import dev.kandev.recovery.activities.testing.LocalNpmRegistry;
 import dev.kandev.recovery.activities.testing.NpmSandbox;
 import dev.kandev.recovery.activities.testing.TestAgentPackage;
@@ -32,6 +31,7 @@ import io.temporal.client.WorkflowStub;
 import io.temporal.common.SearchAttributes;
 import io.temporal.common.WorkflowExecutionHistory;
 import io.temporal.failure.ApplicationFailure;
+import org.jdbi.v3.core.Handle;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -67,7 +67,6 @@ class RuntimeUpdateWorkflowTest {
   private NpmSandbox npm;
   private RuntimeUpdateHarness harness;
   private RuntimeUpdateClient updates;
-  private RuntimeJobStore jobs;
 
   @BeforeAll
   static void pack(@TempDir Path packDir) throws Exception {
@@ -80,7 +79,6 @@ class RuntimeUpdateWorkflowTest {
     npm = NpmSandbox.in(dir, registry.url());
     harness = new RuntimeUpdateHarness(db, npm);
     updates = new RuntimeUpdateClient(harness.client, RecoveryTaskQueue.DEFAULT);
-    jobs = new RuntimeJobStore(db.dataSource(), Json.mapper());
   }
 
   @AfterEach
@@ -137,7 +135,7 @@ class RuntimeUpdateWorkflowTest {
     assertThat(Files.size(npm.npxTree(SPEC).resolve("package.json"))).isPositive();
     assertThat(Files.size(npm.npxTree(SPEC).resolve("node_modules/kandev-test-agent/bin/kandev-test-agent.js"))).isPositive();
 
-    RuntimeJobRecord record = jobs.find(job.runId()).orElseThrow();
+    RuntimeJobRecord record = db.tx(h -> TestStores.runtimeJob(h, job.runId())).orElseThrow();
     assertThat(record.status()).isEqualTo(RuntimeJobStatus.SUCCEEDED);
     assertThat(record.attempts()).isEqualTo(2);
     assertThat(record.repaired()).isTrue();
@@ -173,7 +171,7 @@ class RuntimeUpdateWorkflowTest {
 
     assertOnlyTheTreeWasReplaced(before, snapshot(npm.cache()), false);
 
-    RuntimeJobRecord record = jobs.find(job.runId()).orElseThrow();
+    RuntimeJobRecord record = db.tx(h -> TestStores.runtimeJob(h, job.runId())).orElseThrow();
     assertThat(record.status()).isEqualTo(RuntimeJobStatus.FAILED);
     assertThat(record.attempts()).isEqualTo(2);
     assertThat(record.repaired()).isTrue();
@@ -209,7 +207,7 @@ class RuntimeUpdateWorkflowTest {
     assertThat(result.attempts()).isEqualTo(1);
     assertThat(result.repaired()).as("refused is not repaired").isFalse();
     assertThat(result.repair()).isEqualTo(RepairResult.REFUSED);
-    assertThat(jobs.find(job.runId()).orElseThrow().repaired()).isFalse();
+    assertThat(db.tx((Handle h) -> TestStores.runtimeJob(h, job.runId())).orElseThrow().repaired()).isFalse();
     assertThat(job.progress().repair()).isEqualTo(RepairResult.REFUSED);
     assertThat(UpdateRuntimeCommand.outcomeLine(result)).isEqualTo("FAILED [RUNTIME_CACHE_REPAIR_FAILED]: "
         + result.error() + " (1 update attempt(s), repair: refused)");
@@ -233,7 +231,7 @@ class RuntimeUpdateWorkflowTest {
     assertThat(result.repaired()).isFalse();
     assertThat(result.repair()).isEqualTo(RepairResult.NOTHING_TO_REMOVE);
     assertThat(result.progress()).contains("nothing to remove at " + npm.npxTree(SPEC));
-    assertThat(jobs.find(job.runId()).orElseThrow().repaired()).isFalse();
+    assertThat(db.tx((Handle h) -> TestStores.runtimeJob(h, job.runId())).orElseThrow().repaired()).isFalse();
     assertThat(UpdateRuntimeCommand.outcomeLine(result)).endsWith("(2 update attempt(s), repair: nothing to remove)");
   }
 
@@ -265,7 +263,7 @@ class RuntimeUpdateWorkflowTest {
     assertThat(result.error()).startsWith("ACP capability probe: ").contains("before answering initialize");
     assertThat(result.attempts()).isEqualTo(1);
     assertThat(result.repaired()).isFalse();
-    assertThat(jobs.find(job.runId()).orElseThrow().status()).isEqualTo(RuntimeJobStatus.FAILED);
+    assertThat(db.tx((Handle h) -> TestStores.runtimeJob(h, job.runId())).orElseThrow().status()).isEqualTo(RuntimeJobStatus.FAILED);
     WorkflowExecutionHistory history = harness.history(job.workflowId(), job.runId());
     assertThat(activities(history)).filteredOn(type -> type.equals("RuntimeProbeAcp")).hasSize(1);
     assertNpmStepsRunOnce(history);
@@ -281,7 +279,7 @@ class RuntimeUpdateWorkflowTest {
     assertThat(result.error()).contains("unknown agent '../../etc'").contains("opencode-acp");
     assertThat(result.attempts()).isZero();
     assertThat(activities(harness.history(job.workflowId(), job.runId()))).isEmpty();
-    assertThat(jobs.forAgent("../../etc")).isEmpty();
+    assertThat(db.tx((Handle h) -> TestStores.runtimeJobsOf(h, "../../etc"))).isEmpty();
     assertThat(registry.requests()).isEmpty();
     assertThat(npm.cache().resolve("_npx")).doesNotExist();
   }
@@ -296,7 +294,7 @@ class RuntimeUpdateWorkflowTest {
       assertThat(failure.getOriginalMessage())
           .isEqualTo("a runtime update needs an input with an agentId; the payload was null or missing; nothing was done");
     }
-    assertThat(jobs.forAgent(AGENT)).isEmpty();
+    assertThat(db.tx((Handle h) -> TestStores.runtimeJobsOf(h, AGENT))).isEmpty();
     assertThat(registry.requests()).isEmpty();
   }
 
@@ -313,7 +311,7 @@ class RuntimeUpdateWorkflowTest {
     assertThat(failure.getType()).isEqualTo("INVALID_REQUEST");
     assertThat(failure.getOriginalMessage())
         .isEqualTo("invalid RuntimeUpdateWorkflow input: field 'agentId' must be a string; nothing was done");
-    assertThat(jobs.forAgent(AGENT)).isEmpty();
+    assertThat(db.tx((Handle h) -> TestStores.runtimeJobsOf(h, AGENT))).isEmpty();
     assertThat(registry.requests()).isEmpty();
   }
 
@@ -385,7 +383,7 @@ class RuntimeUpdateWorkflowTest {
     registry.release();
 
     assertThat(first.await(WAIT).status()).isEqualTo(RuntimeUpdateStatus.SUCCEEDED);
-    assertThat(jobs.forAgent(AGENT)).hasSize(1).allMatch(job -> job.requestedBy().equals("user:alice"));
+    assertThat(db.tx((Handle h) -> TestStores.runtimeJobsOf(h, AGENT))).hasSize(1).allMatch(job -> job.requestedBy().equals("user:alice"));
 
     RuntimeUpdateClient.Job later = updates.start(AGENT, "user:bob");
     assertThat(later.runId()).as("a closed job is not reused: a retry is a new job").isNotEqualTo(first.runId());

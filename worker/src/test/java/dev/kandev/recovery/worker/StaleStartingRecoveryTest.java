@@ -31,8 +31,8 @@ class StaleStartingRecoveryTest {
   @BeforeEach
   void setUp() {
     harness = new ResumeHarness(db, tempDir);
-    recovery = new StaleStartingRecovery(harness.components().sessions, harness.components().locks, harness.resumes);
-    executors = new ExecutorsRunningStore(db.dataSource());
+    recovery = new StaleStartingRecovery(db.transactions(), harness.components().sessions, harness.components().locks, harness.resumes);
+    executors = new ExecutorsRunningStore();
   }
 
   @AfterEach
@@ -59,7 +59,7 @@ class StaleStartingRecoveryTest {
     // The terminated run's launch now finishes its handshake for nobody: the worker's reaper stops
     // that agent (the session is FAILED), and the next Resume loads the same conversation.
     harness.agentMode("normal");
-    Await.until(() -> executors.find("s1").map(e -> !e.claimsLiveProcess()).orElse(false), Duration.ofSeconds(30),
+    Await.until(() -> db.tx(h -> executors.find(h, "s1")).map(e -> !e.claimsLiveProcess()).orElse(false), Duration.ofSeconds(30),
         "the terminated run's agent to be stopped");
     ResumeResult next = harness.resume("s1", ResumeMode.RESUME);
     assertThat(next.loaded()).isTrue();
@@ -94,7 +94,7 @@ class StaleStartingRecoveryTest {
   private ResumeHandle resumeHeldInLaunch(String sessionId) {
     harness.agentMode("hold-initialize");
     ResumeHandle resume = harness.start(sessionId, ResumeMode.RESUME);
-    Await.until(() -> executors.find(sessionId).map(e -> e.status().equals("starting")).orElse(false),
+    Await.until(() -> db.tx(h -> executors.find(h, sessionId)).map(e -> e.status().equals("starting")).orElse(false),
         Duration.ofSeconds(30), "the launch to start the agent");
     return resume;
   }

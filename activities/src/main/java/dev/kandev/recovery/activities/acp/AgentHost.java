@@ -3,6 +3,7 @@ package dev.kandev.recovery.activities.acp;
 import dev.kandev.recovery.activities.json.Json;
 import dev.kandev.recovery.activities.store.ExecutorsRunningStore;
 import dev.kandev.recovery.activities.store.SessionIdentityStore;
+import dev.kandev.recovery.activities.store.Transactions;
 import dev.kandev.recovery.activities.store.TranscriptStore;
 import java.util.Map;
 import java.util.Optional;
@@ -19,15 +20,17 @@ public final class AgentHost implements AutoCloseable {
 
   public AgentHost(
       AgentHostSettings settings,
+      Transactions transactions,
       SessionIdentityStore identities,
       ExecutorsRunningStore executors,
       TranscriptStore transcripts) {
     this.host = settings.host();
-    AgentExecutions executions = new AgentExecutions(executors, settings.host(), settings.workerInstance());
+    AgentExecutions executions =
+        new AgentExecutions(transactions, executors, settings.host(), settings.workerInstance());
     LaunchFailures failures = new LaunchFailures(executions);
     this.registry = new AgentRegistry(executions, settings.timeouts().stopGrace());
-    this.launcher = new AgentLauncher(settings, registry, executions, identities,
-        new SessionHandshake(settings.timeouts(), identities, transcripts, failures, Json.mapper()),
+    this.launcher = new AgentLauncher(settings, registry, executions, transactions, identities,
+        new SessionHandshake(settings.timeouts(), transactions, identities, transcripts, failures, Json.mapper()),
         failures, Json.mapper());
   }
 

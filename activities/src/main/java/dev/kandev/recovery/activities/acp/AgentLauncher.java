@@ -3,6 +3,7 @@ package dev.kandev.recovery.activities.acp;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.kandev.recovery.activities.store.SessionIdentity;
 import dev.kandev.recovery.activities.store.SessionIdentityStore;
+import dev.kandev.recovery.activities.store.Transactions;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Map;
@@ -23,17 +24,20 @@ final class AgentLauncher {
   private final AgentHostSettings settings;
   private final AgentRegistry registry;
   private final AgentExecutions executions;
+  private final Transactions transactions;
   private final SessionIdentityStore identities;
   private final SessionHandshake handshake;
   private final LaunchFailures failures;
   private final ObjectMapper json;
 
   AgentLauncher(
-      AgentHostSettings settings, AgentRegistry registry, AgentExecutions executions, SessionIdentityStore identities,
+      AgentHostSettings settings, AgentRegistry registry, AgentExecutions executions, Transactions transactions,
+      SessionIdentityStore identities,
       SessionHandshake handshake, LaunchFailures failures, ObjectMapper json) {
     this.settings = settings;
     this.registry = registry;
     this.executions = executions;
+    this.transactions = transactions;
     this.identities = identities;
     this.handshake = handshake;
     this.failures = failures;
@@ -56,7 +60,8 @@ final class AgentLauncher {
     if (registry.isClosed()) {
       throw LaunchFailures.startFailed("this worker is stopping; no agent was started for session " + sessionId, null);
     }
-    SessionIdentity identity = identities.read(sessionId);
+    SessionIdentity identity =
+        transactions.inTransaction("read the identity of session " + sessionId, h -> identities.read(h, sessionId));
     registry.stop(sessionId);
 
     RunningAgent agent = start(request, profile);

@@ -5,6 +5,7 @@ import dev.kandev.recovery.activities.store.Fence;
 import dev.kandev.recovery.activities.store.SessionIdentity;
 import dev.kandev.recovery.activities.store.SessionIdentityStore;
 import dev.kandev.recovery.activities.store.TranscriptMessage;
+import dev.kandev.recovery.activities.store.Transactions;
 import dev.kandev.recovery.activities.store.TranscriptStore;
 import dev.kandev.recovery.workflows.model.AgentFailureClass;
 import java.nio.file.Path;
@@ -26,15 +27,17 @@ final class SessionHandshake {
   record Served(AcpHandshake.AgentInfo agent, boolean loaded, int replayedMessages) {}
 
   private final AcpTimeouts timeouts;
+  private final Transactions transactions;
   private final SessionIdentityStore identities;
   private final TranscriptStore transcripts;
   private final LaunchFailures failures;
   private final ObjectMapper json;
 
   SessionHandshake(
-      AcpTimeouts timeouts, SessionIdentityStore identities, TranscriptStore transcripts, LaunchFailures failures,
-      ObjectMapper json) {
+      AcpTimeouts timeouts, Transactions transactions, SessionIdentityStore identities, TranscriptStore transcripts,
+      LaunchFailures failures, ObjectMapper json) {
     this.timeouts = timeouts;
+    this.transactions = transactions;
     this.identities = identities;
     this.transcripts = transcripts;
     this.failures = failures;
@@ -52,7 +55,8 @@ final class SessionHandshake {
       return new Served(info, true, load(agent, info, identity.resumeToken(), workspace));
     }
     String newId = newSession(agent, workspace);
-    identities.replaceAfterNewSession(agent.sessionId, newId, fence);
+    transactions.run("store the new provider session of session " + agent.sessionId,
+        h -> identities.replaceAfterNewSession(h, agent.sessionId, newId, fence));
     agent.serve(newId);
     return new Served(info, false, 0);
   }
@@ -96,7 +100,8 @@ final class SessionHandshake {
       throw failures.interrupted(agent, "session/load");
     }
     List<TranscriptMessage> replayed = agent.collector.finish();
-    int inserted = transcripts.recordReplay(agent.sessionId, replayed);
+    int inserted = transactions.inTransaction("record the replayed transcript of session " + agent.sessionId,
+        h -> transcripts.recordReplay(h, agent.sessionId, replayed));
     log.debug("session {}: replay of {} messages added {} to the transcript", agent.sessionId, replayed.size(), inserted);
     return replayed.size();
   }

@@ -4,6 +4,7 @@ import dev.kandev.recovery.activities.store.ExecutorRecord;
 import dev.kandev.recovery.activities.store.ExecutorsRunningStore;
 import dev.kandev.recovery.activities.store.SessionRecord;
 import dev.kandev.recovery.activities.store.SessionStore;
+import dev.kandev.recovery.activities.store.Transactions;
 import dev.kandev.recovery.workflows.model.SessionState;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,11 +28,14 @@ public final class UnownedAgentReaper {
       Set.of(SessionState.STARTING, SessionState.WAITING_FOR_INPUT, SessionState.RUNNING);
 
   private final AgentHost host;
+  private final Transactions transactions;
   private final SessionStore sessions;
   private final ExecutorsRunningStore executors;
 
-  public UnownedAgentReaper(AgentHost host, SessionStore sessions, ExecutorsRunningStore executors) {
+  public UnownedAgentReaper(
+      AgentHost host, Transactions transactions, SessionStore sessions, ExecutorsRunningStore executors) {
     this.host = host;
+    this.transactions = transactions;
     this.sessions = sessions;
     this.executors = executors;
   }
@@ -53,18 +57,20 @@ public final class UnownedAgentReaper {
   }
 
   private Optional<String> unwantedBecause(String sessionId, String executionId) {
-    Optional<SessionRecord> session = sessions.find(sessionId);
-    if (session.isEmpty()) {
-      return Optional.of("the session no longer exists");
-    }
-    if (!SERVED.contains(session.get().state())) {
-      return Optional.of("the session is " + session.get().state() + ", no resume owns this agent");
-    }
-    String current = executors.find(sessionId).map(ExecutorRecord::agentExecutionId).orElse(null);
-    if (!executionId.equals(current)) {
-      return Optional.of("a later launch (execution " + current + ") serves the session");
-    }
-    return Optional.empty();
+    return transactions.inSnapshot("check the agent of session " + sessionId, h -> {
+      Optional<SessionRecord> session = sessions.find(h, sessionId);
+      if (session.isEmpty()) {
+        return Optional.of("the session no longer exists");
+      }
+      if (!SERVED.contains(session.get().state())) {
+        return Optional.of("the session is " + session.get().state() + ", no resume owns this agent");
+      }
+      String current = executors.find(h, sessionId).map(ExecutorRecord::agentExecutionId).orElse(null);
+      if (!executionId.equals(current)) {
+        return Optional.of("a later launch (execution " + current + ") serves the session");
+      }
+      return Optional.empty();
+    });
   }
 
 }

@@ -1,16 +1,12 @@
 package dev.kandev.recovery.activities.credentials;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.kandev.recovery.activities.store.Sql;
+import dev.kandev.recovery.activities.store.Transactions;
 import dev.kandev.recovery.workflows.model.GitCredentialSnapshot;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -20,9 +16,8 @@ import java.util.Base64;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.UUID;
-import javax.sql.DataSource;
+import org.jdbi.v3.core.Handle;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -40,7 +35,7 @@ public final class CredentialBroker {
   private static final Duration SWEEP_AFTER = Duration.ofDays(1);
   private static final Logger log = LoggerFactory.getLogger(CredentialBroker.class);
 
-  private final DataSource dataSource;
+  private final Transactions transactions;
   private final CredentialPolicyResolver policies;
   private final Map<CredentialPolicy, CredentialResolver> resolvers = new EnumMap<>(CredentialPolicy.class);
   private final LeaseStore leases;
@@ -48,12 +43,12 @@ public final class CredentialBroker {
   private final SecureRandom random = new SecureRandom();
 
   public CredentialBroker(
-      DataSource dataSource,
+      Transactions transactions,
       CredentialPolicyResolver policies,
       List<CredentialResolver> resolvers,
       ObjectMapper json,
       Clock clock) {
-    this.dataSource = dataSource;
+    this.transactions = transactions;
     this.policies = policies;
     resolvers.forEach(r -> this.resolvers.put(r.policy(), r));
     this.leases = new LeaseStore(json);
@@ -82,8 +77,8 @@ public final class CredentialBroker {
    *     CONFIG_MISSING} or {@code CONFIG_INVALID}
    */
   public LeaseGrant issue(LeaseScope scope, String executorId, Duration ttl) {
-    return Sql.inTransaction(dataSource, "issue credential lease for session " + scope.sessionId(),
-        c -> issue(c, scope, executorId, clampTtl(ttl)));
+    return transactions.inTransaction("issue credential lease for session " + scope.sessionId(),
+        h -> issue(h, scope, executorId, clampTtl(ttl)));
   }
 
   /**
@@ -92,10 +87,10 @@ public final class CredentialBroker {
    */
   public List<LeaseGrant> issueAll(List<LeaseScope> scopes, String executorId, Duration ttl) {
     Duration leaseTtl = clampTtl(ttl);
-    return Sql.inTransaction(dataSource, "issue " + scopes.size() + " credential lease(s)", c -> {
+    return transactions.inTransaction("issue " + scopes.size() + " credential lease(s)", h -> {
       List<LeaseGrant> grants = new ArrayList<>();
       for (LeaseScope scope : scopes) {
-        grants.add(issue(c, scope, executorId, leaseTtl));
+        grants.add(issue(h, scope, executorId, leaseTtl));
       }
       return grants;
     });
@@ -111,31 +106,30 @@ public final class CredentialBroker {
    */
   public List<LeaseGrant> issueForSession(String sessionId, Duration ttl) {
     Duration leaseTtl = clampTtl(ttl);
-    return Sql.inTransaction(dataSource, "issue credential leases for session " + sessionId, c -> {
-      List<LeaseScope> scopes = scopesForSession(c, sessionId);
-      String executorId = executorOf(c, sessionId);
+    return transactions.inTransaction("issue credential leases for session " + sessionId, h -> {
+      List<LeaseScope> scopes = scopesForSession(h, sessionId);
+      String executorId = executorOf(h, sessionId);
       List<LeaseGrant> grants = new ArrayList<>();
       for (LeaseScope scope : scopes) {
-        grants.add(issue(c, scope, executorId, leaseTtl));
+        grants.add(issue(h, scope, executorId, leaseTtl));
       }
       return grants;
     });
   }
 
   /** The session's executor, or null when it has none. */
-  private static String executorOf(Connection c, String sessionId) throws SQLException {
-    try (PreparedStatement select = c.prepareStatement("SELECT executor_id FROM task_sessions WHERE id = ?")) {
-      select.setString(1, sessionId);
-      try (ResultSet rs = select.executeQuery()) {
-        String executorId = rs.next() ? rs.getString(1) : null;
-        return executorId == null || executorId.isBlank() ? null : executorId;
-      }
-    }
+  private static String executorOf(Handle h, String sessionId) {
+    return h.createQuery("SELECT executor_id FROM task_sessions WHERE id = :sessionId")
+        .bind("sessionId", sessionId)
+        .mapTo(String.class)
+        .findOne()
+        .filter(executorId -> !executorId.isBlank())
+        .orElse(null);
   }
 
-  private LeaseGrant issue(Connection c, LeaseScope scope, String executorId, Duration leaseTtl) throws SQLException {
-    ScopeAuthorizer.authorize(c, scope);
-    ResolvedPolicy policy = policies.resolve(c, scope.workspaceId(), executorId);
+  private LeaseGrant issue(Handle h, LeaseScope scope, String executorId, Duration leaseTtl) {
+    ScopeAuthorizer.authorize(h, scope);
+    ResolvedPolicy policy = policies.resolve(h, scope.workspaceId(), executorId);
     Instant now = now();
     if (policy.policy() == CredentialPolicy.NONE) {
       log.info("credential policy none ({}) for session {} repository {}: no lease",
@@ -145,8 +139,8 @@ public final class CredentialBroker {
     resolver(policy).validate(policy);
     LeaseRecord lease =
         new LeaseRecord("lease-" + UUID.randomUUID(), scope, executorId, policy, leaseTtl, now.plus(leaseTtl), null, now);
-    leases.insert(c, lease);
-    leases.sweep(c, now, SWEEP_AFTER);
+    leases.insert(h, lease);
+    leases.sweep(h, now, SWEEP_AFTER);
     log.info("issued credential lease {} ({} from {}) for session {} repository {}", lease.id(),
         policy.policy().id(), policy.source(), scope.sessionId(), scope.repository());
     return new LeaseGrant(lease.id(), lease.expiresAt(), snapshot(scope, policy, lease.id(), lease.expiresAt(), now));
@@ -160,16 +154,16 @@ public final class CredentialBroker {
    *     {@code SESSION_TERMINAL} or {@code SCOPE_DENIED}
    */
   public IssuedToken mintToken(String leaseId) {
-    return Sql.inTransaction(dataSource, "mint token for credential lease " + leaseId, c -> {
+    return transactions.inTransaction("mint token for credential lease " + leaseId, h -> {
       LeaseRecord lease =
-          leases.byIdForUpdate(c, leaseId).orElseThrow(() -> CredentialException.leaseInvalid("unknown lease " + leaseId));
+          leases.byIdForUpdate(h, leaseId).orElseThrow(() -> CredentialException.leaseInvalid("unknown lease " + leaseId));
       Instant now = now();
       rejectUnusable(lease, now);
-      ScopeAuthorizer.authorize(c, lease.scope());
-      requireCurrentBinding(c, lease);
+      ScopeAuthorizer.authorize(h, lease.scope());
+      requireCurrentBinding(h, lease);
       String token = newToken();
       Instant expiresAt = now.plus(lease.ttl());
-      leases.setTokenHash(c, lease.id(), hash(token), now, expiresAt);
+      leases.setTokenHash(h, lease.id(), hash(token), now, expiresAt);
       log.info("minted token for credential lease {} (session {})", lease.id(), lease.scope().sessionId());
       return new IssuedToken(lease.id(), lease.scope().host(), lease.scope().path(), expiresAt, token);
     });
@@ -188,13 +182,13 @@ public final class CredentialBroker {
       throw CredentialException.leaseInvalid("malformed lease token");
     }
     byte[] hash = hash(token);
-    LeaseRecord lease = Sql.inTransaction(dataSource, "redeem credential lease", c -> authorizedLease(c, hash, host, path));
+    LeaseRecord lease = transactions.inTransaction("redeem credential lease", h -> authorizedLease(h, hash, host, path));
     GitCredential credential = resolver(lease.binding()).resolve(lease.scope(), lease.binding());
     // Authorize again after the provider call, so a session that became terminal meanwhile gets nothing.
-    Sql.inTransaction(dataSource, "renew credential lease " + lease.id(), c -> {
-      LeaseRecord current = authorizedLease(c, hash, host, path);
+    transactions.inTransaction("renew credential lease " + lease.id(), h -> {
+      LeaseRecord current = authorizedLease(h, hash, host, path);
       Instant now = now();
-      leases.renew(c, current.id(), now, now.plus(current.ttl()));
+      leases.renew(h, current.id(), now, now.plus(current.ttl()));
       return null;
     });
     log.info("redeemed credential lease {} for {}{}", lease.id(), lease.scope().host(), lease.scope().path());
@@ -203,8 +197,8 @@ public final class CredentialBroker {
 
   /** Revokes one lease; revoking an unknown or already revoked lease does nothing. */
   public void revoke(String leaseId) {
-    boolean revoked = Sql.inTransaction(dataSource, "revoke credential lease " + leaseId,
-        c -> leases.revoke(c, leaseId, now()));
+    boolean revoked = transactions.inTransaction("revoke credential lease " + leaseId,
+        h -> leases.revoke(h, leaseId, now()));
     if (revoked) {
       log.info("revoked credential lease {}", leaseId);
     }
@@ -212,8 +206,8 @@ public final class CredentialBroker {
 
   /** Revokes every live lease of a session (compensation, session end); returns how many. */
   public int revokeSession(String sessionId) {
-    int revoked = Sql.inTransaction(dataSource, "revoke credential leases of session " + sessionId,
-        c -> leases.revokeSession(c, sessionId, now()));
+    int revoked = transactions.inTransaction("revoke credential leases of session " + sessionId,
+        h -> leases.revokeSession(h, sessionId, now()));
     log.info("revoked {} credential lease(s) of session {}", revoked, sessionId);
     return revoked;
   }
@@ -224,38 +218,30 @@ public final class CredentialBroker {
    * @throws CredentialException {@code SCOPE_DENIED} for an unknown session
    */
   public List<LeaseScope> scopesForSession(String sessionId) {
-    return Sql.inTransaction(dataSource, "read repositories of session " + sessionId, c -> scopesForSession(c, sessionId));
+    return transactions.inTransaction("read repositories of session " + sessionId, h -> scopesForSession(h, sessionId));
   }
 
-  private List<LeaseScope> scopesForSession(Connection c, String sessionId) throws SQLException {
-    try (PreparedStatement session = c.prepareStatement("SELECT 1 FROM task_sessions WHERE id = ?")) {
-      session.setString(1, sessionId);
-      try (ResultSet rs = session.executeQuery()) {
-        if (!rs.next()) {
-          throw CredentialException.scopeDenied("unknown session " + sessionId);
-        }
-      }
+  private List<LeaseScope> scopesForSession(Handle h, String sessionId) {
+    boolean known = h.createQuery("SELECT EXISTS (SELECT 1 FROM task_sessions WHERE id = :sessionId)")
+        .bind("sessionId", sessionId)
+        .mapTo(Boolean.class)
+        .one();
+    if (!known) {
+      throw CredentialException.scopeDenied("unknown session " + sessionId);
     }
-    List<LeaseScope> scopes = new ArrayList<>();
-    try (PreparedStatement select =
-        c.prepareStatement(
-            "SELECT t.workspace_id, s.task_id, r.id, r.host, r.owner, r.name, r.provider FROM task_sessions s"
-                + " JOIN tasks t ON t.id = s.task_id JOIN task_repositories tr ON tr.task_id = s.task_id"
-                + " JOIN repositories r ON r.id = tr.repository_id WHERE s.id = ? ORDER BY tr.position, r.id")) {
-      select.setString(1, sessionId);
-      try (ResultSet rs = select.executeQuery()) {
-        while (rs.next()) {
-          scopes.add(new LeaseScope(rs.getString(1), rs.getString(2), sessionId, rs.getString(3), rs.getString(4),
-              "/" + rs.getString(5) + "/" + rs.getString(6), rs.getString(7)));
-        }
-      }
-    }
-    return scopes;
+    return h.createQuery("SELECT t.workspace_id, s.task_id, r.id, r.host, r.owner, r.name, r.provider FROM task_sessions s"
+            + " JOIN tasks t ON t.id = s.task_id JOIN task_repositories tr ON tr.task_id = s.task_id"
+            + " JOIN repositories r ON r.id = tr.repository_id WHERE s.id = :sessionId ORDER BY tr.position, r.id")
+        .bind("sessionId", sessionId)
+        .map((rs, ctx) -> new LeaseScope(rs.getString("workspace_id"), rs.getString("task_id"), sessionId,
+            rs.getString("id"), rs.getString("host"), "/" + rs.getString("owner") + "/" + rs.getString("name"),
+            rs.getString("provider")))
+        .list();
   }
 
-  private LeaseRecord authorizedLease(Connection c, byte[] hash, String host, String path) throws SQLException {
+  private LeaseRecord authorizedLease(Handle h, byte[] hash, String host, String path) {
     LeaseRecord lease =
-        leases.byTokenHash(c, hash).orElseThrow(() -> CredentialException.leaseInvalid("unknown lease token"));
+        leases.byTokenHash(h, hash).orElseThrow(() -> CredentialException.leaseInvalid("unknown lease token"));
     rejectUnusable(lease, now());
     boolean matches;
     try {
@@ -266,14 +252,14 @@ public final class CredentialBroker {
     if (!matches) {
       throw CredentialException.scopeDenied("lease " + lease.id() + " is not for this repository");
     }
-    ScopeAuthorizer.authorize(c, lease.scope());
-    requireCurrentBinding(c, lease);
+    ScopeAuthorizer.authorize(h, lease.scope());
+    requireCurrentBinding(h, lease);
     return lease;
   }
 
   /** A lease serves only the policy it was issued under; a changed policy needs a new lease. */
-  private void requireCurrentBinding(Connection c, LeaseRecord lease) throws SQLException {
-    ResolvedPolicy current = policies.resolve(c, lease.scope().workspaceId(), lease.executorId());
+  private void requireCurrentBinding(Handle h, LeaseRecord lease) {
+    ResolvedPolicy current = policies.resolve(h, lease.scope().workspaceId(), lease.executorId());
     if (!current.equals(lease.binding())) {
       throw CredentialException.leaseInvalid("credential policy changed since lease " + lease.id() + " was issued");
     }

@@ -2,15 +2,11 @@ package dev.kandev.recovery.activities.credentials;
 
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.kandev.recovery.activities.store.Sql;
 import java.io.IOException;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.util.Map;
 import java.util.Optional;
-import javax.sql.DataSource;
+import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.mapper.RowMapper;
 
 /**
  * Which credential policy a session gets: the executor's override if the executor has a row in
@@ -21,50 +17,44 @@ import javax.sql.DataSource;
 public final class CredentialPolicyResolver {
   private static final TypeReference<Map<String, String>> PERMISSIONS = new TypeReference<>() {};
 
-  private final DataSource dataSource;
+  private final RowMapper<ResolvedPolicy> executorPolicy;
+  private final RowMapper<ResolvedPolicy> workspacePolicy;
   private final ObjectMapper json;
 
-  public CredentialPolicyResolver(DataSource dataSource, ObjectMapper json) {
-    this.dataSource = dataSource;
+  public CredentialPolicyResolver(ObjectMapper json) {
     this.json = json;
+    this.executorPolicy = policyRow(ResolvedPolicy.SOURCE_EXECUTOR);
+    this.workspacePolicy = policyRow(ResolvedPolicy.SOURCE_WORKSPACE);
   }
 
   /** @param executorId the session's executor, or null when it has none */
-  public ResolvedPolicy resolve(String workspaceId, String executorId) {
-    return Sql.inTransaction(dataSource, "resolve credential policy of workspace " + workspaceId,
-        c -> resolve(c, workspaceId, executorId));
-  }
-
-  ResolvedPolicy resolve(Connection c, String workspaceId, String executorId) throws SQLException {
+  public ResolvedPolicy resolve(Handle h, String workspaceId, String executorId) {
     if (executorId != null && !executorId.isBlank()) {
-      Optional<ResolvedPolicy> executor =
-          read(c, "SELECT policy, installation_id, permissions FROM executor_credential_policies WHERE executor_id = ?",
-              executorId, ResolvedPolicy.SOURCE_EXECUTOR);
+      Optional<ResolvedPolicy> executor = h.createQuery("SELECT policy, installation_id, permissions::text AS permissions"
+              + " FROM executor_credential_policies WHERE executor_id = :executorId")
+          .bind("executorId", executorId)
+          .map(executorPolicy)
+          .findOne();
       if (executor.isPresent()) {
         return executor.get();
       }
     }
-    return read(c, "SELECT policy, installation_id, permissions FROM workspace_credential_policies WHERE workspace_id = ?",
-            workspaceId, ResolvedPolicy.SOURCE_WORKSPACE)
+    return h.createQuery("SELECT policy, installation_id, permissions::text AS permissions"
+            + " FROM workspace_credential_policies WHERE workspace_id = :workspaceId")
+        .bind("workspaceId", workspaceId)
+        .map(workspacePolicy)
+        .findOne()
         .orElse(ResolvedPolicy.none(ResolvedPolicy.SOURCE_DEFAULT));
   }
 
-  private Optional<ResolvedPolicy> read(Connection c, String sql, String id, String source) throws SQLException {
-    try (PreparedStatement select = c.prepareStatement(sql)) {
-      select.setString(1, id);
-      try (ResultSet rs = select.executeQuery()) {
-        if (!rs.next()) {
-          return Optional.empty();
-        }
-        CredentialPolicy policy = CredentialPolicy.parse(rs.getString(1));
-        if (policy == CredentialPolicy.NONE) {
-          return Optional.of(ResolvedPolicy.none(source));
-        }
-        long installation = rs.getLong(2);
-        Long installationId = rs.wasNull() ? null : installation;
-        return Optional.of(new ResolvedPolicy(policy, source, installationId, permissions(rs.getString(3))));
-      }
-    }
+  /** One mapper for the rows of both policy tables; {@code source} says which table it reads. */
+  private RowMapper<ResolvedPolicy> policyRow(String source) {
+    return (rs, ctx) -> {
+      CredentialPolicy policy = CredentialPolicy.parse(rs.getString("policy"));
+      return policy == CredentialPolicy.NONE
+          ? ResolvedPolicy.none(source)
+          : new ResolvedPolicy(policy, source, rs.getObject("installation_id", Long.class), permissions(rs.getString("permissions")));
+    };
   }
 
   private Map<String, String> permissions(String text) {

@@ -14,6 +14,7 @@ import dev.kandev.recovery.activities.store.Fence;
 import dev.kandev.recovery.activities.store.SessionRecord;
 import dev.kandev.recovery.activities.store.SessionStore;
 import dev.kandev.recovery.activities.store.StaleFenceException;
+import dev.kandev.recovery.activities.store.Transactions;
 import dev.kandev.recovery.workflows.FailureType;
 import dev.kandev.recovery.workflows.resume.AgentActivities;
 import dev.kandev.recovery.workflows.resume.LaunchHeartbeat;
@@ -31,6 +32,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.jdbi.v3.core.Handle;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.MDC;
@@ -45,6 +47,7 @@ public final class AgentActivitiesImpl implements AgentActivities {
   private static final Logger log = LoggerFactory.getLogger(AgentActivitiesImpl.class);
 
   private final AgentHost host;
+  private final Transactions transactions;
   private final SessionStore sessions;
   private final ExecutorsRunningStore executors;
   private final CredentialBroker broker;
@@ -52,11 +55,13 @@ public final class AgentActivitiesImpl implements AgentActivities {
 
   public AgentActivitiesImpl(
       AgentHost host,
+      Transactions transactions,
       SessionStore sessions,
       ExecutorsRunningStore executors,
       CredentialBroker broker,
       GitCredentialEnvironment credentialEnvironment) {
     this.host = host;
+    this.transactions = transactions;
     this.sessions = sessions;
     this.executors = executors;
     this.broker = broker;
@@ -65,8 +70,11 @@ public final class AgentActivitiesImpl implements AgentActivities {
 
   @Override
   public LaunchOutcome launchAgent(String sessionId, List<String> leaseIds, long fencingToken) {
-    SessionRecord session = sessions.get(sessionId);
-    bindToThisHost(sessionId);
+    SessionRecord session = transactions.inTransaction("bind session " + sessionId + " to host " + host.host(), h -> {
+      SessionRecord read = sessions.get(h, sessionId);
+      bindToThisHost(h, sessionId);
+      return read;
+    });
     List<IssuedToken> tokens = mintTokens(leaseIds);
     Map<String, String> env = tokens.isEmpty() ? Map.of() : credentialEnvironment.forTokens(tokens);
     LaunchRequest request = new LaunchRequest(
@@ -107,8 +115,8 @@ public final class AgentActivitiesImpl implements AgentActivities {
    * host; one bound to another host is never launched here (only a launch routed through the shared
    * queue, by a resume from before hosts had queues, can land here).
    */
-  private void bindToThisHost(String sessionId) {
-    String bound = sessions.bindHost(sessionId, host.host());
+  private void bindToThisHost(Handle h, String sessionId) {
+    String bound = sessions.bindHost(h, sessionId, host.host());
     if (!bound.equals(host.host())) {
       throw FailureType.AGENT_HOST_UNAVAILABLE.failure("session " + sessionId + " belongs to host " + bound
           + ", and this worker runs on host " + host.host() + "; nothing was launched");
@@ -131,8 +139,9 @@ public final class AgentActivitiesImpl implements AgentActivities {
     host.stop(sessionId);
     ActivityInfo info = Activity.getExecutionContext().getInfo();
     String owner = ResumeLockOwner.of(info.getWorkflowId(), info.getRunId());
-    executors.withdrawLaunch(sessionId, owner,
-            "launch withdrawn by its resume's compensation (" + owner + "); the worker that launched it stops the agent")
+    String reason = "launch withdrawn by its resume's compensation (" + owner + "); the worker that launched it stops the agent";
+    transactions.inTransaction("withdraw the launch of session " + sessionId,
+            h -> executors.withdrawLaunch(h, sessionId, owner, reason))
         .ifPresent(withdrawn -> log.warn("session {}: withdrew the launch of execution {} on worker {} (pid {})",
             sessionId, withdrawn.agentExecutionId(), withdrawn.workerInstance(), withdrawn.pid()));
   }

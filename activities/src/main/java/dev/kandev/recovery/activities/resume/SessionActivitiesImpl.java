@@ -5,14 +5,16 @@ import static dev.kandev.recovery.workflows.model.SessionState.STARTING;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.kandev.recovery.activities.store.ExecutorsRunningStore;
 import dev.kandev.recovery.activities.store.Fence;
 import dev.kandev.recovery.activities.store.GuardedWriteResult;
 import dev.kandev.recovery.activities.store.ResumeLockStore;
+import dev.kandev.recovery.activities.store.SessionIdentity;
 import dev.kandev.recovery.activities.store.SessionIdentityStore;
 import dev.kandev.recovery.activities.store.SessionRecord;
 import dev.kandev.recovery.activities.store.SessionStore;
 import dev.kandev.recovery.activities.store.StaleFenceException;
-import dev.kandev.recovery.activities.store.TaskStore;
+import dev.kandev.recovery.activities.store.Transactions;
 import dev.kandev.recovery.activities.store.TransitionResult;
 import dev.kandev.recovery.activities.store.WorkerPresenceStore;
 import dev.kandev.recovery.workflows.FailureType;
@@ -24,8 +26,8 @@ import dev.kandev.recovery.workflows.resume.ResumeMode;
 import dev.kandev.recovery.workflows.resume.SessionActivities;
 import java.util.Optional;
 import java.util.Set;
-import java.util.function.Function;
 import java.util.function.Predicate;
+import org.jdbi.v3.core.Handle;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,46 +35,60 @@ public final class SessionActivitiesImpl implements SessionActivities {
   static final String SNAPSHOT_KEY = "git_credential_snapshot";
   private static final Logger log = LoggerFactory.getLogger(SessionActivitiesImpl.class);
 
+  private final Transactions transactions;
   private final SessionStore sessions;
-  private final ResumeLockStore locks;
   private final SessionIdentityStore identities;
-  private final TaskStore tasks;
+  private final ExecutorsRunningStore executors;
   private final ObjectMapper json;
   private final Predicate<String> isKnownAgent;
-  private final Function<String, Optional<String>> agentRunsOn;
+  private final Predicate<String> runsHere;
+  private final String workerInstance;
   private final String host;
 
   /**
    * @param isKnownAgent whether an agent id has a profile on this worker
-   * @param agentRunsOn the live worker instance (this one or another) that runs a session's agent
+   * @param runsHere whether this worker runs a session's agent
+   * @param workerInstance this worker's instance, whose claims {@code executors_running} does not count
    * @param host this worker's executor host: where a session not bound to a host yet is launched
    */
   public SessionActivitiesImpl(
+      Transactions transactions,
       SessionStore sessions,
-      ResumeLockStore locks,
       SessionIdentityStore identities,
-      TaskStore tasks,
+      ExecutorsRunningStore executors,
       ObjectMapper json,
       Predicate<String> isKnownAgent,
-      Function<String, Optional<String>> agentRunsOn,
+      Predicate<String> runsHere,
+      String workerInstance,
       String host) {
+    this.transactions = transactions;
     this.sessions = sessions;
-    this.locks = locks;
     this.identities = identities;
-    this.tasks = tasks;
+    this.executors = executors;
     this.json = json;
     this.isKnownAgent = isKnownAgent;
-    this.agentRunsOn = agentRunsOn;
+    this.runsHere = runsHere;
+    this.workerInstance = workerInstance;
     this.host = host;
   }
+
+  /** What the resume context is made of, read on one snapshot. */
+  private record ContextRows(SessionRecord session, Optional<String> liveOwnerElsewhere, SessionIdentity identity) {}
 
   @Override
   public ResumeContext readResumeContext(String sessionId, ResumeMode mode) {
     if (sessionId == null || sessionId.isBlank() || mode == null) {
       throw FailureType.INVALID_REQUEST.failure("a resume needs a session id and a mode");
     }
-    SessionRecord session = sessions.find(sessionId)
-        .orElseThrow(() -> FailureType.SESSION_NOT_FOUND.failure("unknown session '" + sessionId + "'"));
+    ContextRows rows = transactions.inSnapshot("read the resume context of session " + sessionId,
+        h -> sessions.find(h, sessionId)
+            .map(session -> new ContextRows(session, executors.liveOwnerOtherThan(h, sessionId, workerInstance),
+                identities.read(h, sessionId)))
+            .orElse(null));
+    if (rows == null) {
+      throw FailureType.SESSION_NOT_FOUND.failure("unknown session '" + sessionId + "'");
+    }
+    SessionRecord session = rows.session();
     if (!session.state().isResumable()) {
       throw FailureType.SESSION_NOT_RESUMABLE.failure(
           "session " + sessionId + " is " + session.state() + " and cannot be resumed; create a new session instead");
@@ -81,7 +97,7 @@ public final class SessionActivitiesImpl implements SessionActivities {
       throw FailureType.AGENT_ALREADY_RUNNING.failure(
           "session " + sessionId + " is STARTING: a resume of it is under way");
     }
-    Optional<String> runningOn = agentRunsOn.apply(sessionId);
+    Optional<String> runningOn = runsHere.test(sessionId) ? Optional.of(workerInstance) : rows.liveOwnerElsewhere();
     if (runningOn.isPresent()) {
       throw FailureType.AGENT_ALREADY_RUNNING.failure(
           "session " + sessionId + " is " + session.state() + " and its agent already runs on worker " + runningOn.get()
@@ -92,22 +108,21 @@ public final class SessionActivitiesImpl implements SessionActivities {
       throw FailureType.AGENT_UNKNOWN.failure(
           "session " + sessionId + " uses agent '" + session.agentId() + "', which has no profile on this worker");
     }
-    String workspaceId = tasks.workspaceOf(session.taskId()).orElse("");
     return new ResumeContext(
         sessionId,
         session.taskId(),
-        workspaceId,
         session.agentId(),
         session.state(),
-        identities.read(sessionId).resumeToken(),
-        session.metadataEntry(SNAPSHOT_KEY).map(JsonNode::toString).orElse(null),
+        rows.identity().resumeToken(),
+        session.metadataEntry(SNAPSHOT_KEY).map(stored -> snapshot(sessionId, stored)).orElse(null),
         session.executorHost().isEmpty() ? host : session.executorHost());
   }
 
   @Override
   public void clearIdentityForFreshStart(String sessionId, long fencingToken) {
     try {
-      identities.clearForFreshStart(sessionId, Fence.of(fencingToken));
+      transactions.run("clear the identity of session " + sessionId + " for a fresh start",
+          h -> identities.clearForFreshStart(h, sessionId, Fence.of(fencingToken)));
     } catch (StaleFenceException e) {
       throw FailureType.RESUME_LOCK_LOST.failure(e.getMessage());
     }
@@ -116,38 +131,40 @@ public final class SessionActivitiesImpl implements SessionActivities {
   @Override
   public void markStarting(String sessionId, SessionState priorState, String reason, long fencingToken) {
     Fence fence = Fence.of(fencingToken);
-    TransitionResult result = sessions.transition(sessionId, Set.of(priorState), STARTING, "resume: " + reason, "", fence);
-    if (!isRetryOfAppliedWrite(sessionId, result, STARTING, fence)) {
-      requireWon(sessionId, result.outcome(), result.now(), "moving to STARTING");
-    }
+    transactions.run("move session " + sessionId + " to STARTING", h -> {
+      TransitionResult result = sessions.transition(h, sessionId, Set.of(priorState), STARTING, "resume: " + reason, "", fence);
+      if (!isRetryOfAppliedWrite(h, sessionId, result, STARTING, fence)) {
+        requireWon(sessionId, result.outcome(), result.now(), "moving to STARTING");
+      }
+    });
   }
 
   @Override
   public void persistCredentialSnapshot(String sessionId, GitCredentialSnapshot snapshot, long fencingToken) {
-    JsonNode value = snapshot == null ? null : json.valueToTree(snapshot);
-    GuardedWriteResult result =
-        sessions.writeMetadataEntry(sessionId, SNAPSHOT_KEY, value, Set.of(STARTING), Fence.of(fencingToken));
+    GuardedWriteResult result = writeSnapshot(sessionId, snapshot, fencingToken);
     requireWon(sessionId, result.outcome(), result.state(), "persisting the credential snapshot");
   }
 
   @Override
   public SessionState settleSession(String sessionId, long fencingToken) {
-    // A resumed agent is idle: like Kandev, a resume never re-sends a prompt, so no turn runs yet.
+    // A resumed agent is idle: like Kandev, a resume never re-sends a prompt, so no turn runs yet. The
+    // turn is finished: the task belongs in the review ("Turn Finished") bucket, in the same transaction.
     Fence fence = Fence.of(fencingToken);
-    TransitionResult result =
-        sessions.transition(sessionId, Set.of(STARTING), SessionState.WAITING_FOR_INPUT, "resume settled", "", fence);
-    if (!isRetryOfAppliedWrite(sessionId, result, SessionState.WAITING_FOR_INPUT, fence)) {
-      requireWon(sessionId, result.outcome(), result.now(), "settling at WAITING_FOR_INPUT");
-    }
-    // The turn is finished: the task belongs in the review ("Turn Finished") bucket.
-    tasks.transitionTask(sessions.get(sessionId).taskId(), TaskState.TURN_UNDER_WAY, TaskState.REVIEW);
+    transactions.run("settle session " + sessionId, h -> {
+      TransitionResult result = sessions.settle(
+          h, sessionId, Set.of(STARTING), TaskState.TURN_UNDER_WAY, "resume settled", "", fence);
+      if (!isRetryOfAppliedWrite(h, sessionId, result, SessionState.WAITING_FOR_INPUT, fence)) {
+        requireWon(sessionId, result.outcome(), result.now(), "settling at WAITING_FOR_INPUT");
+      }
+    });
     return SessionState.WAITING_FOR_INPUT;
   }
 
   @Override
   public SessionState restorePriorState(String sessionId, SessionState priorState, String errorMessage, long fencingToken) {
-    TransitionResult result =
-        sessions.transition(sessionId, Set.of(STARTING), priorState, "resume rolled back", errorMessage, Fence.of(fencingToken));
+    TransitionResult result = transactions.inTransaction("restore session " + sessionId + " to " + priorState,
+        h -> sessions.transition(h, sessionId, Set.of(STARTING), priorState, "resume rolled back", errorMessage,
+            Fence.of(fencingToken)));
     if (!result.won()) {
       log.info("session {} not restored to {}: {} (now {})", sessionId, priorState, result.outcome(), result.now());
     }
@@ -155,23 +172,29 @@ public final class SessionActivitiesImpl implements SessionActivities {
   }
 
   @Override
-  public void restoreCredentialSnapshot(String sessionId, String previousSnapshotJson, long fencingToken) {
-    JsonNode value = previousSnapshotJson == null ? null : readJson(previousSnapshotJson);
-    GuardedWriteResult result =
-        sessions.writeMetadataEntry(sessionId, SNAPSHOT_KEY, value, Set.of(STARTING), Fence.of(fencingToken));
+  public void restoreCredentialSnapshot(String sessionId, GitCredentialSnapshot previousSnapshot, long fencingToken) {
+    GuardedWriteResult result = writeSnapshot(sessionId, previousSnapshot, fencingToken);
     if (!result.applied()) {
       log.info("credential snapshot of session {} not restored: {} (state {})", sessionId, result.outcome(), result.state());
     }
+  }
+
+  /** {@code metadata.git_credential_snapshot} becomes {@code snapshot} (null: removed), only while STARTING. */
+  private GuardedWriteResult writeSnapshot(String sessionId, GitCredentialSnapshot snapshot, long fencingToken) {
+    JsonNode value = snapshot == null ? null : json.valueToTree(snapshot);
+    return transactions.inTransaction("write the credential snapshot of session " + sessionId,
+        h -> sessions.writeMetadataEntry(h, sessionId, SNAPSHOT_KEY, value, Set.of(STARTING), Fence.of(fencingToken)));
   }
 
   /**
    * An activity whose result was lost (a worker died after the commit) is retried; finding the
    * target state while this resume still holds the lock means the first attempt applied it.
    */
-  private boolean isRetryOfAppliedWrite(String sessionId, TransitionResult result, SessionState target, Fence fence) {
+  private static boolean isRetryOfAppliedWrite(
+      Handle h, String sessionId, TransitionResult result, SessionState target, Fence fence) {
     return result.outcome() == TransitionResult.Outcome.STATE_MISMATCH
         && result.now() == target
-        && locks.holds(sessionId, fence);
+        && ResumeLockStore.holds(h, sessionId, fence);
   }
 
   private static void requireWon(String sessionId, TransitionResult.Outcome outcome, SessionState now, String what) {
@@ -184,12 +207,18 @@ public final class SessionActivitiesImpl implements SessionActivities {
     }
   }
 
-  private JsonNode readJson(String text) {
+  /**
+   * The stored snapshot of before this attempt, which a compensation puts back. A value that is not a
+   * snapshot (written by something else) cannot be put back as it was: the compensation removes the
+   * entry instead, as for none.
+   */
+  private GitCredentialSnapshot snapshot(String sessionId, JsonNode stored) {
     try {
-      return json.readTree(text);
-    } catch (JsonProcessingException e) {
-      throw FailureType.INVALID_REQUEST.failure("the previous credential snapshot is not JSON: " + e.getOriginalMessage());
+      return json.treeToValue(stored, GitCredentialSnapshot.class);
+    } catch (JsonProcessingException | IllegalArgumentException e) {
+      log.warn("session {}: the stored {} is not a credential snapshot ({}); a rollback removes it",
+          sessionId, SNAPSHOT_KEY, e.getMessage());
+      return null;
     }
   }
-
 }

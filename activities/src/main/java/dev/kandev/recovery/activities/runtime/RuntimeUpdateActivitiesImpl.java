@@ -1,6 +1,7 @@
 package dev.kandev.recovery.activities.runtime;
 
 import dev.kandev.recovery.activities.store.RuntimeJobStore;
+import dev.kandev.recovery.activities.store.Transactions;
 import dev.kandev.recovery.workflows.FailureType;
 import dev.kandev.recovery.workflows.runtime.AgentRuntime;
 import dev.kandev.recovery.workflows.runtime.BuiltInAgents;
@@ -29,22 +30,24 @@ public final class RuntimeUpdateActivitiesImpl implements RuntimeUpdateActivitie
   private final CommandRunner runner;
   private final NpmCacheRoot cacheRoot;
   private final AcpProbe probe;
+  private final Transactions transactions;
   private final RuntimeJobStore jobs;
 
-  public RuntimeUpdateActivitiesImpl(
-      BuiltInAgents catalogue, NpmSettings npm, CommandRunner runner, AcpProbe probe, RuntimeJobStore jobs) {
+  public RuntimeUpdateActivitiesImpl(BuiltInAgents catalogue, NpmSettings npm, CommandRunner runner, AcpProbe probe,
+      Transactions transactions, RuntimeJobStore jobs) {
     this.catalogue = catalogue;
     this.npm = npm;
     this.runner = runner;
     this.cacheRoot = new NpmCacheRoot(npm, runner);
     this.probe = probe;
+    this.transactions = transactions;
     this.jobs = jobs;
   }
 
   @Override
   public void saveJob(RuntimeJobSnapshot job) {
     agent(job.agentId());
-    jobs.save(job);
+    transactions.run("save runtime update job " + job.jobId(), h -> jobs.save(h, job));
   }
 
   @Override

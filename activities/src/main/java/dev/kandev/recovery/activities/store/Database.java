@@ -9,10 +9,12 @@ import org.flywaydb.core.Flyway;
 public final class Database implements AutoCloseable {
   private final HikariDataSource dataSource;
   private final String schema;
+  private final Transactions transactions;
 
   private Database(HikariDataSource dataSource, String schema) {
     this.dataSource = dataSource;
     this.schema = schema;
+    this.transactions = new Transactions(dataSource);
   }
 
   /** Opens a pool whose connections use {@code schema} as their search path. */
@@ -48,6 +50,11 @@ public final class Database implements AutoCloseable {
 
   public DataSource dataSource() {
     return dataSource;
+  }
+
+  /** Where the stores' operations get their transaction, over this pool. */
+  public Transactions transactions() {
+    return transactions;
   }
 
   public String schema() {

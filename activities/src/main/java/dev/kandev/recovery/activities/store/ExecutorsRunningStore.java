@@ -1,91 +1,69 @@
 package dev.kandev.recovery.activities.store;
 
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
-import javax.sql.DataSource;
+import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.mapper.RowMapper;
 
 /**
  * The agent host's record of its processes in {@code executors_running}: which host and worker
  * instance owns the agent, its pid, status and execution id. It never writes {@code resume_token}
  * (only {@link SessionIdentityStore} does): every statement here names the columns it sets, and an
- * insert of a new row leaves the token at its empty default.
+ * insert of a new row leaves the token at its empty default. Every method runs on the caller's
+ * transaction {@link Handle}.
  */
 public final class ExecutorsRunningStore {
   public static final Set<String> EXIT_STATUSES = Set.of("failed", "stopped", "completed");
   /** The statuses of a row that claims a live agent process, as an SQL list. */
-  private static final String LIVE_STATUSES = "('starting', 'running', 'ready')";
-  /** SQL: row {@code e} claims a live agent of a gone instance on host {@code ?} other than {@code ?}. */
+  static final String LIVE_STATUSES = "('starting', 'running', 'ready')";
+  /** SQL: row {@code e} claims a live agent of a gone instance on host {@code :host} other than {@code :instance}. */
   private static final String CLAIMED_BY_GONE_INSTANCE_ON_HOST = "e.status IN " + LIVE_STATUSES
-      + " AND e.host = ? AND e.worker_instance <> ? AND NOT " + WorkerPresenceStore.INSTANCE_ALIVE;
+      + " AND e.host = :host AND e.worker_instance <> :instance AND NOT " + WorkerPresenceStore.INSTANCE_ALIVE;
   /** SQL: session {@code s} of row {@code e} was active, with a stored provider session: restart recovery resumes it. */
   private static final String RESUMED_AFTER_LOSS = "s.state IN ('WAITING_FOR_INPUT', 'RUNNING')"
       + " AND NOT (s.state = 'WAITING_FOR_INPUT' AND s.error_message <> '') AND e.resume_token <> ''";
 
-  private final DataSource dataSource;
-
-  public ExecutorsRunningStore(DataSource dataSource) {
-    this.dataSource = dataSource;
-  }
+  static final RowMapper<ExecutorRecord> EXECUTOR_RECORD = (rs, ctx) -> new ExecutorRecord(
+      rs.getString("session_id"), rs.getString("agent_execution_id"), rs.getString("host"),
+      rs.getString("worker_instance"), rs.getObject("pid", Long.class), rs.getString("status"),
+      rs.getString("error_message"));
+  static final String EXECUTOR_COLUMNS =
+      "session_id, agent_execution_id, host, worker_instance, pid, status, error_message";
 
   /** A new execution of the session's agent has a process; it becomes the row's current execution. */
-  public void recordStarting(String sessionId, String executionId, String host, String workerInstance, long pid) {
-    Sql.inTransaction(
-        dataSource,
-        "record agent start of session " + sessionId,
-        c -> {
-          try (PreparedStatement upsert =
-              c.prepareStatement(
-                  "INSERT INTO executors_running (session_id, task_id, agent_id, agent_execution_id, host,"
-                      + " worker_instance, pid, status, error_message, last_seen_at)"
-                      + " SELECT id, task_id, agent_id, ?, ?, ?, ?, 'starting', '', now() FROM task_sessions WHERE id = ?"
-                      + " ON CONFLICT (session_id) DO UPDATE SET agent_execution_id = EXCLUDED.agent_execution_id,"
-                      + " host = EXCLUDED.host, worker_instance = EXCLUDED.worker_instance, pid = EXCLUDED.pid,"
-                      + " status = 'starting', error_message = '', last_seen_at = now(), updated_at = now()")) {
-            upsert.setString(1, executionId);
-            upsert.setString(2, host);
-            upsert.setString(3, workerInstance);
-            upsert.setLong(4, pid);
-            upsert.setString(5, sessionId);
-            if (upsert.executeUpdate() != 1) {
-              throw new UnknownSessionException(sessionId);
-            }
-          }
-          return null;
-        });
+  public void recordStarting(Handle h, String sessionId, String executionId, String host, String workerInstance, long pid) {
+    recordExecution(h, sessionId, executionId, host, workerInstance, pid, "starting", "");
   }
 
   /** A new execution whose process could not be started: current, failed, without a pid. */
   public void recordStartFailure(
-      String sessionId, String executionId, String host, String workerInstance, String errorMessage) {
-    Sql.inTransaction(
-        dataSource,
-        "record failed agent start of session " + sessionId,
-        c -> {
-          try (PreparedStatement upsert =
-              c.prepareStatement(
-                  "INSERT INTO executors_running (session_id, task_id, agent_id, agent_execution_id, host,"
-                      + " worker_instance, pid, status, error_message, last_seen_at)"
-                      + " SELECT id, task_id, agent_id, ?, ?, ?, NULL, 'failed', ?, now() FROM task_sessions WHERE id = ?"
-                      + " ON CONFLICT (session_id) DO UPDATE SET agent_execution_id = EXCLUDED.agent_execution_id,"
-                      + " host = EXCLUDED.host, worker_instance = EXCLUDED.worker_instance, pid = NULL,"
-                      + " status = 'failed', error_message = EXCLUDED.error_message, last_seen_at = now(),"
-                      + " updated_at = now()")) {
-            upsert.setString(1, executionId);
-            upsert.setString(2, host);
-            upsert.setString(3, workerInstance);
-            upsert.setString(4, errorMessage == null ? "" : errorMessage);
-            upsert.setString(5, sessionId);
-            if (upsert.executeUpdate() != 1) {
-              throw new UnknownSessionException(sessionId);
-            }
-          }
-          return null;
-        });
+      Handle h, String sessionId, String executionId, String host, String workerInstance, String errorMessage) {
+    recordExecution(h, sessionId, executionId, host, workerInstance, null, "failed",
+        errorMessage == null ? "" : errorMessage);
+  }
+
+  private static void recordExecution(Handle h, String sessionId, String executionId, String host,
+      String workerInstance, Long pid, String status, String errorMessage) {
+    int rows = h.createUpdate("INSERT INTO executors_running (session_id, task_id, agent_id, agent_execution_id, host,"
+            + " worker_instance, pid, status, error_message, last_seen_at)"
+            + " SELECT id, task_id, agent_id, :executionId, :host, :instance, :pid, :status, :error, now()"
+            + " FROM task_sessions WHERE id = :sessionId"
+            + " ON CONFLICT (session_id) DO UPDATE SET agent_execution_id = EXCLUDED.agent_execution_id,"
+            + " host = EXCLUDED.host, worker_instance = EXCLUDED.worker_instance, pid = EXCLUDED.pid,"
+            + " status = EXCLUDED.status, error_message = EXCLUDED.error_message, last_seen_at = now(),"
+            + " updated_at = now()")
+        .bind("executionId", executionId)
+        .bind("host", host)
+        .bind("instance", workerInstance)
+        .bind("pid", pid)
+        .bind("status", status)
+        .bind("error", errorMessage)
+        .bind("sessionId", sessionId)
+        .execute();
+    if (rows != 1) {
+      throw new UnknownSessionException(sessionId);
+    }
   }
 
   /**
@@ -95,30 +73,22 @@ public final class ExecutorsRunningStore {
    * that asked for it gave up (its compensation withdrew the launch, restored the session or
    * released the lock); the caller then stops the agent.
    */
-  public boolean markRunning(String sessionId, String executionId, Fence fence) {
-    return Sql.inTransaction(
-        dataSource,
-        "mark agent of session " + sessionId + " running",
-        c -> {
-          // Serialises with a concurrent transition of the session (e.g. the resume's restore).
-          try (PreparedStatement lock = c.prepareStatement("SELECT 1 FROM task_sessions WHERE id = ? FOR SHARE")) {
-            lock.setString(1, sessionId);
-            lock.executeQuery().close();
-          }
-          try (PreparedStatement update =
-              c.prepareStatement(
-                  "UPDATE executors_running e SET status = 'running', error_message = '', last_seen_at = now(),"
-                      + " updated_at = now() WHERE e.session_id = ? AND e.agent_execution_id = ? AND e.status = 'starting'"
-                      + " AND (?::bigint < 0 OR EXISTS (SELECT 1 FROM task_sessions s JOIN resume_locks l"
-                      + " ON l.session_id = s.id WHERE s.id = e.session_id AND s.state = 'STARTING'"
-                      + " AND l.fencing_token = ?))")) {
-            update.setString(1, sessionId);
-            update.setString(2, executionId);
-            update.setLong(3, fence.token());
-            update.setLong(4, fence.token());
-            return update.executeUpdate() == 1;
-          }
-        });
+  public boolean markRunning(Handle h, String sessionId, String executionId, Fence fence) {
+    // Serialises with a concurrent transition of the session (e.g. the resume's restore).
+    h.createQuery("SELECT 1 FROM task_sessions WHERE id = :sessionId FOR SHARE")
+        .bind("sessionId", sessionId)
+        .mapTo(Integer.class)
+        .list();
+    return h.createUpdate("UPDATE executors_running e SET status = 'running', error_message = '', last_seen_at = now(),"
+            + " updated_at = now() WHERE e.session_id = :sessionId AND e.agent_execution_id = :executionId"
+            + " AND e.status = 'starting'"
+            + " AND (:fence < 0 OR EXISTS (SELECT 1 FROM task_sessions s JOIN resume_locks l"
+            + " ON l.session_id = s.id WHERE s.id = e.session_id AND s.state = 'STARTING'"
+            + " AND l.fencing_token = :fence))")
+        .bind("sessionId", sessionId)
+        .bind("executionId", executionId)
+        .bind("fence", fence.token())
+        .execute() == 1;
   }
 
   /**
@@ -132,87 +102,55 @@ public final class ExecutorsRunningStore {
    *
    * @return the withdrawn execution, if there was one
    */
-  public Optional<ExecutorRecord> withdrawLaunch(String sessionId, String lockOwner, String reason) {
-    return Sql.inTransaction(
-        dataSource,
-        "withdraw the launch of session " + sessionId,
-        c -> {
-          try (PreparedStatement update = c.prepareStatement(
-              "UPDATE executors_running e SET status = 'failed', error_message = ?, updated_at = now()"
-                  + " WHERE e.session_id = ? AND e.status IN " + LIVE_STATUSES
-                  + " AND EXISTS (SELECT 1 FROM resume_locks l WHERE l.session_id = e.session_id AND l.owner = ?"
-                  + " AND e.last_seen_at >= l.acquired_at)"
-                  + " RETURNING session_id, agent_execution_id, host, worker_instance, pid, status, error_message")) {
-            update.setString(1, reason);
-            update.setString(2, sessionId);
-            update.setString(3, lockOwner);
-            try (ResultSet rs = update.executeQuery()) {
-              return rs.next() ? Optional.of(row(rs)) : Optional.empty();
-            }
-          }
-        });
+  public Optional<ExecutorRecord> withdrawLaunch(Handle h, String sessionId, String lockOwner, String reason) {
+    return h.createQuery("UPDATE executors_running e SET status = 'failed', error_message = :reason, updated_at = now()"
+            + " WHERE e.session_id = :sessionId AND e.status IN " + LIVE_STATUSES
+            + " AND EXISTS (SELECT 1 FROM resume_locks l WHERE l.session_id = e.session_id AND l.owner = :owner"
+            + " AND e.last_seen_at >= l.acquired_at)"
+            + " RETURNING " + EXECUTOR_COLUMNS)
+        .bind("reason", reason)
+        .bind("sessionId", sessionId)
+        .bind("owner", lockOwner)
+        .map(EXECUTOR_RECORD)
+        .findOne();
   }
 
   /**
    * The execution's process is gone ({@code failed}, {@code stopped} or {@code completed}): the pid
    * is cleared. False if another execution has replaced it meanwhile (its row is left alone).
    */
-  public boolean markExited(String sessionId, String executionId, String status, String errorMessage) {
+  public boolean markExited(Handle h, String sessionId, String executionId, String status, String errorMessage) {
     if (!EXIT_STATUSES.contains(status)) {
       throw new IllegalArgumentException("exit status must be one of " + EXIT_STATUSES + ", got " + status);
     }
-    return update(sessionId, executionId, status, errorMessage == null ? "" : errorMessage);
+    return h.createUpdate("UPDATE executors_running SET status = :status, error_message = :error, pid = NULL,"
+            + " last_seen_at = now(), updated_at = now() WHERE session_id = :sessionId AND agent_execution_id = :executionId")
+        .bind("status", status)
+        .bind("error", errorMessage == null ? "" : errorMessage)
+        .bind("sessionId", sessionId)
+        .bind("executionId", executionId)
+        .execute() == 1;
   }
 
-  private boolean update(String sessionId, String executionId, String status, String error) {
-    return Sql.inTransaction(
-        dataSource,
-        "mark agent of session " + sessionId + " " + status,
-        c -> {
-          try (PreparedStatement update =
-              c.prepareStatement(
-                  "UPDATE executors_running SET status = ?, error_message = ?, pid = NULL,"
-                      + " last_seen_at = now(), updated_at = now() WHERE session_id = ? AND agent_execution_id = ?")) {
-            update.setString(1, status);
-            update.setString(2, error);
-            update.setString(3, sessionId);
-            update.setString(4, executionId);
-            return update.executeUpdate() == 1;
-          }
-        });
-  }
-
-  public Optional<ExecutorRecord> find(String sessionId) {
-    return Sql.inTransaction(
-        dataSource,
-        "read executor of session " + sessionId,
-        c -> {
-          try (PreparedStatement select = c.prepareStatement(SELECT + " WHERE session_id = ?")) {
-            select.setString(1, sessionId);
-            try (ResultSet rs = select.executeQuery()) {
-              return rs.next() ? Optional.of(row(rs)) : Optional.empty();
-            }
-          }
-        });
+  public Optional<ExecutorRecord> find(Handle h, String sessionId) {
+    return h.createQuery("SELECT " + EXECUTOR_COLUMNS + " FROM executors_running WHERE session_id = :sessionId")
+        .bind("sessionId", sessionId)
+        .map(EXECUTOR_RECORD)
+        .findOne();
   }
 
   /**
    * The worker instance, other than {@code workerInstance}, that claims a live agent of the session
    * and is itself alive (it beats in {@code worker_presence}); empty if none.
    */
-  public Optional<String> liveOwnerOtherThan(String sessionId, String workerInstance) {
-    return Sql.inTransaction(
-        dataSource,
-        "find the live owner of the agent of session " + sessionId,
-        c -> {
-          try (PreparedStatement select = c.prepareStatement(
-              "SELECT e.worker_instance FROM executors_running e WHERE e.session_id = ? AND e.worker_instance <> ?"
-                  + " AND e.status IN " + LIVE_STATUSES + " AND " + WorkerPresenceStore.INSTANCE_ALIVE)) {
-            select.setString(1, sessionId);
-            select.setString(2, workerInstance);
-            return Sql.firstColumn(select).stream().findFirst();
-          }
-        });
+  public Optional<String> liveOwnerOtherThan(Handle h, String sessionId, String workerInstance) {
+    return h.createQuery("SELECT e.worker_instance FROM executors_running e"
+            + " WHERE e.session_id = :sessionId AND e.worker_instance <> :instance"
+            + " AND e.status IN " + LIVE_STATUSES + " AND " + WorkerPresenceStore.INSTANCE_ALIVE)
+        .bind("sessionId", sessionId)
+        .bind("instance", workerInstance)
+        .mapTo(String.class)
+        .findFirst();
   }
 
   /**
@@ -220,19 +158,9 @@ public final class ExecutorsRunningStore {
    * workerInstance}, the caller): active — WAITING_FOR_INPUT without an error, or RUNNING — with a
    * stored provider session. Restart recovery resumes them.
    */
-  public List<String> sessionsLostOn(String host, String workerInstance) {
-    return Sql.inTransaction(
-        dataSource,
-        "list the sessions lost on " + host,
-        c -> {
-          try (PreparedStatement select = c.prepareStatement(
-              "SELECT s.id FROM task_sessions s JOIN executors_running e ON e.session_id = s.id"
-                  + " WHERE " + RESUMED_AFTER_LOSS + " AND " + CLAIMED_BY_GONE_INSTANCE_ON_HOST + " ORDER BY s.id")) {
-            select.setString(1, host);
-            select.setString(2, workerInstance);
-            return Sql.firstColumn(select);
-          }
-        });
+  public List<String> sessionsLostOn(Handle h, String host, String workerInstance) {
+    return sessionIdsOnHost(h, "SELECT s.id FROM task_sessions s JOIN executors_running e ON e.session_id = s.id"
+        + " WHERE " + RESUMED_AFTER_LOSS + " AND " + CLAIMED_BY_GONE_INSTANCE_ON_HOST + " ORDER BY s.id", host, workerInstance);
   }
 
   /**
@@ -240,52 +168,15 @@ public final class ExecutorsRunningStore {
    * the caller) and that restart recovery does not resume (see {@link #sessionsLostOn}): their rows
    * stop claiming a live process. Returns their session ids.
    */
-  public List<String> markLostWithGoneWorkers(String host, String workerInstance) {
-    return Sql.inTransaction(
-        dataSource,
-        "mark the agents lost with gone workers on " + host,
-        c -> {
-          try (PreparedStatement update = c.prepareStatement(
-              "UPDATE executors_running e SET status = 'failed', pid = NULL, updated_at = now(),"
-                  + " error_message = 'agent lost with its worker instance ' || e.worker_instance || ', which is gone'"
-                  + " FROM task_sessions s WHERE s.id = e.session_id AND NOT (" + RESUMED_AFTER_LOSS + ")"
-                  + " AND " + CLAIMED_BY_GONE_INSTANCE_ON_HOST + " RETURNING e.session_id")) {
-            update.setString(1, host);
-            update.setString(2, workerInstance);
-            return Sql.firstColumn(update);
-          }
-        });
+  public List<String> markLostWithGoneWorkers(Handle h, String host, String workerInstance) {
+    return sessionIdsOnHost(h, "UPDATE executors_running e SET status = 'failed', pid = NULL, updated_at = now(),"
+        + " error_message = 'agent lost with its worker instance ' || e.worker_instance || ', which is gone'"
+        + " FROM task_sessions s WHERE s.id = e.session_id AND NOT (" + RESUMED_AFTER_LOSS + ")"
+        + " AND " + CLAIMED_BY_GONE_INSTANCE_ON_HOST + " RETURNING e.session_id", host, workerInstance);
   }
 
-  /** Rows that claim a live process owned by {@code host}/{@code workerInstance} (restart recovery). */
-  public List<ExecutorRecord> claimedBy(String host, String workerInstance) {
-    return Sql.inTransaction(
-        dataSource,
-        "list executors of " + host + "/" + workerInstance,
-        c -> {
-          try (PreparedStatement select =
-              c.prepareStatement(SELECT + " WHERE host = ? AND worker_instance = ?"
-                  + " AND status IN " + LIVE_STATUSES + " ORDER BY session_id")) {
-            select.setString(1, host);
-            select.setString(2, workerInstance);
-            List<ExecutorRecord> rows = new ArrayList<>();
-            try (ResultSet rs = select.executeQuery()) {
-              while (rs.next()) {
-                rows.add(row(rs));
-              }
-            }
-            return rows;
-          }
-        });
-  }
-
-  private static final String SELECT =
-      "SELECT session_id, agent_execution_id, host, worker_instance, pid, status, error_message FROM executors_running";
-
-  private static ExecutorRecord row(ResultSet rs) throws SQLException {
-    long pidValue = rs.getLong(5);
-    Long pid = rs.wasNull() ? null : pidValue;
-    return new ExecutorRecord(
-        rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4), pid, rs.getString(6), rs.getString(7));
+  /** The session ids a statement about gone instances on {@code host} (not {@code workerInstance}) returns. */
+  private static List<String> sessionIdsOnHost(Handle h, String sql, String host, String workerInstance) {
+    return h.createQuery(sql).bind("host", host).bind("instance", workerInstance).mapTo(String.class).list();
   }
 }

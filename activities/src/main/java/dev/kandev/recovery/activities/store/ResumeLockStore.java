@@ -1,120 +1,81 @@
 package dev.kandev.recovery.activities.store;
 
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.time.Duration;
 import java.util.Optional;
-import javax.sql.DataSource;
+import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.mapper.RowMapper;
 
 /**
  * The per-session resume lock: one row per session with an owner, an expiry and a fencing token
  * drawn from a sequence, so every acquisition gets a strictly larger token than any before it.
+ * Every method runs on the caller's transaction {@link Handle}.
  */
 public final class ResumeLockStore {
-  private final DataSource dataSource;
+  /**
+   * SQL: the resume lock of session {@code s} carries the fence bound as {@code :fence}, or the
+   * write is not fenced ({@link Fence#none()}, a negative token).
+   */
+  static final String FENCE_HELD_ON_S = "(:fence < 0 OR EXISTS (SELECT 1 FROM resume_locks l"
+      + " WHERE l.session_id = s.id AND l.fencing_token = :fence))";
 
-  public ResumeLockStore(DataSource dataSource) {
-    this.dataSource = dataSource;
-  }
+  static final RowMapper<ResumeLock> RESUME_LOCK = (rs, ctx) -> new ResumeLock(
+      rs.getString("session_id"), rs.getString("owner"), rs.getLong("fencing_token"),
+      rs.getTimestamp("expires_at").toInstant());
 
   /**
    * Takes the lock if it is free, expired, or already held by {@code owner} (then the same token is
    * kept and the expiry extended, so a retried acquisition is idempotent). Empty if someone else
    * holds it.
    */
-  public Optional<ResumeLock> acquire(String sessionId, String owner, Duration ttl) {
+  public Optional<ResumeLock> acquire(Handle h, String sessionId, String owner, Duration ttl) {
     requireTtl(ttl);
-    return Sql.inTransaction(
-        dataSource,
-        "acquire resume lock of session " + sessionId,
-        c -> {
-          try (PreparedStatement upsert =
-              c.prepareStatement(
-                  "INSERT INTO resume_locks AS l (session_id, owner, fencing_token, expires_at)"
-                      + " VALUES (?, ?, nextval('resume_lock_fencing_seq'), now() + ? * interval '1 millisecond')"
-                      + " ON CONFLICT (session_id) DO UPDATE SET"
-                      + "   fencing_token = CASE WHEN l.owner = EXCLUDED.owner AND l.expires_at > now()"
-                      + "                        THEN l.fencing_token ELSE EXCLUDED.fencing_token END,"
-                      + "   acquired_at = CASE WHEN l.owner = EXCLUDED.owner AND l.expires_at > now()"
-                      + "                      THEN l.acquired_at ELSE now() END,"
-                      + "   owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at"
-                      + " WHERE l.owner = EXCLUDED.owner OR l.expires_at <= now()"
-                      + " RETURNING session_id, owner, fencing_token, expires_at")) {
-            upsert.setString(1, sessionId);
-            upsert.setString(2, owner);
-            upsert.setLong(3, ttl.toMillis());
-            return single(upsert);
-          }
-        });
-  }
-
-  /** Extends the lock if {@code owner} still holds it with that token. */
-  public Optional<ResumeLock> renew(ResumeLock lock, Duration ttl) {
-    requireTtl(ttl);
-    return Sql.inTransaction(
-        dataSource,
-        "renew resume lock of session " + lock.sessionId(),
-        c -> {
-          try (PreparedStatement update =
-              c.prepareStatement(
-                  "UPDATE resume_locks SET expires_at = now() + ? * interval '1 millisecond'"
-                      + " WHERE session_id = ? AND owner = ? AND fencing_token = ?"
-                      + " RETURNING session_id, owner, fencing_token, expires_at")) {
-            update.setLong(1, ttl.toMillis());
-            update.setString(2, lock.sessionId());
-            update.setString(3, lock.owner());
-            update.setLong(4, lock.fencingToken());
-            return single(update);
-          }
-        });
+    return h.createQuery("INSERT INTO resume_locks AS l (session_id, owner, fencing_token, expires_at)"
+            + " VALUES (:sessionId, :owner, nextval('resume_lock_fencing_seq'), now() + :ttlMillis * interval '1 millisecond')"
+            + " ON CONFLICT (session_id) DO UPDATE SET"
+            + "   fencing_token = CASE WHEN l.owner = EXCLUDED.owner AND l.expires_at > now()"
+            + "                        THEN l.fencing_token ELSE EXCLUDED.fencing_token END,"
+            + "   acquired_at = CASE WHEN l.owner = EXCLUDED.owner AND l.expires_at > now()"
+            + "                      THEN l.acquired_at ELSE now() END,"
+            + "   owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at"
+            + " WHERE l.owner = EXCLUDED.owner OR l.expires_at <= now()"
+            + " RETURNING session_id, owner, fencing_token, expires_at")
+        .bind("sessionId", sessionId)
+        .bind("owner", owner)
+        .bind("ttlMillis", ttl.toMillis())
+        .map(RESUME_LOCK)
+        .findOne();
   }
 
   /** Releases the lock if {@code owner} holds it; true if it did. Releasing twice is harmless. */
-  public boolean release(String sessionId, String owner) {
-    return Sql.inTransaction(
-        dataSource,
-        "release resume lock of session " + sessionId,
-        c -> {
-          try (PreparedStatement delete =
-              c.prepareStatement("DELETE FROM resume_locks WHERE session_id = ? AND owner = ?")) {
-            delete.setString(1, sessionId);
-            delete.setString(2, owner);
-            return delete.executeUpdate() == 1;
-          }
-        });
+  public boolean release(Handle h, String sessionId, String owner) {
+    return h.createUpdate("DELETE FROM resume_locks WHERE session_id = :sessionId AND owner = :owner")
+        .bind("sessionId", sessionId)
+        .bind("owner", owner)
+        .execute() == 1;
   }
 
-  /** Whether the session's lock still carries {@code fence} (no newer holder took it over). */
-  public boolean holds(String sessionId, Fence fence) {
-    return current(sessionId).map(lock -> lock.fencingToken() == fence.token()).orElse(false);
+  /**
+   * Whether the session's lock still carries {@code fence} (no newer holder took it over); always
+   * true for {@link Fence#none()}, which a write not made under a lock carries.
+   */
+  public static boolean holds(Handle h, String sessionId, Fence fence) {
+    return fence.isNone() || h.createQuery(
+            "SELECT EXISTS (SELECT 1 FROM resume_locks WHERE session_id = :sessionId AND fencing_token = :fence)")
+        .bind("sessionId", sessionId)
+        .bind("fence", fence.token())
+        .mapTo(Boolean.class)
+        .one();
   }
 
   /** The current holder, expired or not. */
-  public Optional<ResumeLock> current(String sessionId) {
-    return Sql.inTransaction(
-        dataSource,
-        "read resume lock of session " + sessionId,
-        c -> {
-          try (PreparedStatement select =
-              c.prepareStatement(
-                  "SELECT session_id, owner, fencing_token, expires_at FROM resume_locks WHERE session_id = ?")) {
-            select.setString(1, sessionId);
-            return single(select);
-          }
-        });
+  public Optional<ResumeLock> current(Handle h, String sessionId) {
+    return h.createQuery("SELECT session_id, owner, fencing_token, expires_at FROM resume_locks WHERE session_id = :sessionId")
+        .bind("sessionId", sessionId)
+        .map(RESUME_LOCK)
+        .findOne();
   }
 
-  private static Optional<ResumeLock> single(PreparedStatement statement) throws java.sql.SQLException {
-    try (ResultSet rs = statement.executeQuery()) {
-      if (!rs.next()) {
-        return Optional.empty();
-      }
-      return Optional.of(
-          new ResumeLock(rs.getString(1), rs.getString(2), rs.getLong(3), rs.getTimestamp(4).toInstant()));
-    }
-  }
-
-  private static void requireTtl(Duration ttl) {
+  static void requireTtl(Duration ttl) {
     if (ttl.isNegative() || ttl.isZero()) {
       throw new IllegalArgumentException("a resume lock needs a positive time to live, got " + ttl);
     }

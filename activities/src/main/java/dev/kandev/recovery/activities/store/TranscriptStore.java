@@ -3,27 +3,22 @@ package dev.kandev.recovery.activities.store;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
-import javax.sql.DataSource;
+import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.mapper.RowMapper;
 
 /**
  * The session transcript in {@code session_messages}. Every row has a dedupe key: {@code id:<provider
  * message id>} when the agent names its message, else {@code hash:<sha256(role, content)>:<n>} for
  * the n-th identical message. A {@code session/load} replay is matched against what is persisted,
- * so loading a session any number of times never duplicates a message.
+ * so loading a session any number of times never duplicates a message. Every method runs on the
+ * caller's transaction {@link Handle}.
  */
 public final class TranscriptStore {
-  private final DataSource dataSource;
-
-  public TranscriptStore(DataSource dataSource) {
-    this.dataSource = dataSource;
-  }
+  private static final RowMapper<TranscriptEntry> TRANSCRIPT_ENTRY = (rs, ctx) -> new TranscriptEntry(
+      rs.getInt("ordinal"), rs.getString("role"), rs.getString("content"), rs.getString("dedupe_key"));
 
   /**
    * Appends messages of a live turn. User messages are keyed by content: the client wrote them and
@@ -31,27 +26,8 @@ public final class TranscriptStore {
    *
    * @return how many rows were inserted
    */
-  public int appendLive(String sessionId, List<TranscriptMessage> messages) {
-    if (messages.isEmpty()) {
-      return 0;
-    }
-    return Sql.inTransaction(
-        dataSource,
-        "append transcript of session " + sessionId,
-        c -> {
-          lockSession(c, sessionId);
-          List<TranscriptEntry> existing = read(c, sessionId);
-          int inserted = 0;
-          for (TranscriptMessage m : messages) {
-            String key = keyFor(m, existing);
-            if (existing.stream().anyMatch(e -> e.dedupeKey().equals(key))) {
-              continue;
-            }
-            existing.add(insert(c, sessionId, nextOrdinal(existing), m, key));
-            inserted++;
-          }
-          return inserted;
-        });
+  public int appendLive(Handle h, String sessionId, List<TranscriptMessage> messages) {
+    return append(h, sessionId, messages, false);
   }
 
   /**
@@ -61,37 +37,32 @@ public final class TranscriptStore {
    *
    * @return how many rows were inserted
    */
-  public int recordReplay(String sessionId, List<TranscriptMessage> replayed) {
-    if (replayed.isEmpty()) {
-      return 0;
-    }
-    return Sql.inTransaction(
-        dataSource,
-        "record replayed transcript of session " + sessionId,
-        c -> {
-          lockSession(c, sessionId);
-          List<TranscriptEntry> existing = read(c, sessionId);
-          boolean[] matched = new boolean[existing.size()];
-          int inserted = 0;
-          for (TranscriptMessage m : replayed) {
-            int match = findMatch(m, existing, matched);
-            if (match >= 0) {
-              matched[match] = true;
-              continue;
-            }
-            String key = keyFor(m, existing);
-            if (existing.stream().anyMatch(e -> e.dedupeKey().equals(key))) {
-              continue;
-            }
-            existing.add(insert(c, sessionId, nextOrdinal(existing), m, key));
-            inserted++;
-          }
-          return inserted;
-        });
+  public int recordReplay(Handle h, String sessionId, List<TranscriptMessage> replayed) {
+    return append(h, sessionId, replayed, true);
   }
 
-  public List<TranscriptEntry> list(String sessionId) {
-    return Sql.inTransaction(dataSource, "read transcript of session " + sessionId, c -> read(c, sessionId));
+  /** Appends what the transcript lacks, under the session's row lock; a replay first matches persisted messages. */
+  private static int append(Handle h, String sessionId, List<TranscriptMessage> messages, boolean replay) {
+    if (messages.isEmpty()) {
+      return 0;
+    }
+    SessionStore.lockRow(h, sessionId);
+    List<TranscriptEntry> existing = new ArrayList<>(entries(h, sessionId));
+    boolean[] matched = new boolean[existing.size()];
+    int inserted = 0;
+    for (TranscriptMessage m : messages) {
+      int match = replay ? findMatch(m, existing, matched) : -1;
+      if (match >= 0) {
+        matched[match] = true;
+        continue;
+      }
+      String key = keyFor(m, existing);
+      if (existing.stream().noneMatch(e -> e.dedupeKey().equals(key))) {
+        existing.add(insert(h, sessionId, nextOrdinal(existing), m, key));
+        inserted++;
+      }
+    }
+    return inserted;
   }
 
   private static int findMatch(TranscriptMessage m, List<TranscriptEntry> existing, boolean[] matched) {
@@ -125,45 +96,25 @@ public final class TranscriptStore {
     return existing.stream().mapToInt(TranscriptEntry::ordinal).max().orElse(0) + 1;
   }
 
-  private static TranscriptEntry insert(
-      Connection c, String sessionId, int ordinal, TranscriptMessage m, String key) throws SQLException {
-    try (PreparedStatement insert =
-        c.prepareStatement(
-            "INSERT INTO session_messages (session_id, ordinal, role, content, dedupe_key) VALUES (?, ?, ?, ?, ?)")) {
-      insert.setString(1, sessionId);
-      insert.setInt(2, ordinal);
-      insert.setString(3, m.role());
-      insert.setString(4, m.content());
-      insert.setString(5, key);
-      insert.executeUpdate();
-    }
+  private static TranscriptEntry insert(Handle h, String sessionId, int ordinal, TranscriptMessage m, String key) {
+    h.createUpdate("INSERT INTO session_messages (session_id, ordinal, role, content, dedupe_key)"
+            + " VALUES (:sessionId, :ordinal, :role, :content, :key)")
+        .bind("sessionId", sessionId)
+        .bind("ordinal", ordinal)
+        .bind("role", m.role())
+        .bind("content", m.content())
+        .bind("key", key)
+        .execute();
     return new TranscriptEntry(ordinal, m.role(), m.content(), key);
   }
 
-  private static List<TranscriptEntry> read(Connection c, String sessionId) throws SQLException {
-    List<TranscriptEntry> entries = new ArrayList<>();
-    try (PreparedStatement select =
-        c.prepareStatement(
-            "SELECT ordinal, role, content, dedupe_key FROM session_messages WHERE session_id = ? ORDER BY ordinal")) {
-      select.setString(1, sessionId);
-      try (ResultSet rs = select.executeQuery()) {
-        while (rs.next()) {
-          entries.add(new TranscriptEntry(rs.getInt(1), rs.getString(2), rs.getString(3), rs.getString(4)));
-        }
-      }
-    }
-    return entries;
-  }
-
-  private static void lockSession(Connection c, String sessionId) throws SQLException {
-    try (PreparedStatement select = c.prepareStatement("SELECT 1 FROM task_sessions WHERE id = ? FOR UPDATE")) {
-      select.setString(1, sessionId);
-      try (ResultSet rs = select.executeQuery()) {
-        if (!rs.next()) {
-          throw new UnknownSessionException(sessionId);
-        }
-      }
-    }
+  /** The session's transcript, in order. */
+  static List<TranscriptEntry> entries(Handle h, String sessionId) {
+    return h.createQuery("SELECT ordinal, role, content, dedupe_key FROM session_messages"
+            + " WHERE session_id = :sessionId ORDER BY ordinal")
+        .bind("sessionId", sessionId)
+        .map(TRANSCRIPT_ENTRY)
+        .list();
   }
 
   private static String sha256(String text) {

@@ -1,13 +1,12 @@
 package dev.kandev.recovery.activities.store;
 
-import java.sql.PreparedStatement;
 import java.time.Duration;
-import javax.sql.DataSource;
+import org.jdbi.v3.core.Handle;
 
 /**
  * The worker instances that are alive, in {@code worker_presence}: a worker beats its row while it
  * runs and removes it when it stops cleanly. An instance whose row went stale (or never existed) is
- * gone, and so are the agents it ran.
+ * gone, and so are the agents it ran. Every method runs on the caller's transaction {@link Handle}.
  */
 public final class WorkerPresenceStore {
   /** How often a running worker beats. */
@@ -21,37 +20,20 @@ public final class WorkerPresenceStore {
   /** Rows this old belong to instances long gone; a beat removes them. */
   private static final String FORGET_AFTER = "1 day";
 
-  private final DataSource dataSource;
-
-  public WorkerPresenceStore(DataSource dataSource) {
-    this.dataSource = dataSource;
-  }
-
   /** This instance is alive now. */
-  public void beat(String workerInstance, String host) {
-    Sql.inTransaction(dataSource, "record worker " + workerInstance + " alive", c -> {
-      try (PreparedStatement upsert = c.prepareStatement(
-          "INSERT INTO worker_presence (worker_instance, host) VALUES (?, ?)"
-              + " ON CONFLICT (worker_instance) DO UPDATE SET last_seen_at = now()");
-          PreparedStatement forget = c.prepareStatement(
-              "DELETE FROM worker_presence WHERE last_seen_at < now() - interval '" + FORGET_AFTER + "'")) {
-        upsert.setString(1, workerInstance);
-        upsert.setString(2, host);
-        upsert.executeUpdate();
-        forget.executeUpdate();
-        return null;
-      }
-    });
+  public void beat(Handle h, String workerInstance, String host) {
+    h.createUpdate("INSERT INTO worker_presence (worker_instance, host) VALUES (:instance, :host)"
+            + " ON CONFLICT (worker_instance) DO UPDATE SET last_seen_at = now()")
+        .bind("instance", workerInstance)
+        .bind("host", host)
+        .execute();
+    h.execute("DELETE FROM worker_presence WHERE last_seen_at < now() - interval '" + FORGET_AFTER + "'");
   }
 
   /** This instance stopped cleanly. */
-  public void leave(String workerInstance) {
-    Sql.inTransaction(dataSource, "record worker " + workerInstance + " stopped", c -> {
-      try (PreparedStatement delete = c.prepareStatement("DELETE FROM worker_presence WHERE worker_instance = ?")) {
-        delete.setString(1, workerInstance);
-        delete.executeUpdate();
-        return null;
-      }
-    });
+  public void leave(Handle h, String workerInstance) {
+    h.createUpdate("DELETE FROM worker_presence WHERE worker_instance = :instance")
+        .bind("instance", workerInstance)
+        .execute();
   }
 }

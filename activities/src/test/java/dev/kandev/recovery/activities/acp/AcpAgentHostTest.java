@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import dev.kandev.recovery.activities.store.TestStores;
 import dev.kandev.recovery.activities.json.Json;
 import dev.kandev.recovery.activities.store.ExecutorRecord;
 import dev.kandev.recovery.activities.store.Fence;
@@ -14,6 +15,7 @@ import dev.kandev.recovery.activities.testing.TestAgent;
 import dev.kandev.recovery.activities.testing.TestDatabase;
 import dev.kandev.recovery.workflows.model.AgentFailureClass;
 import dev.kandev.recovery.workflows.model.SessionState;
+import org.jdbi.v3.core.Handle;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -81,7 +83,7 @@ class AcpAgentHostTest {
         "SELECT count(*) FROM session_messages m, session_events e WHERE e.to_state = 'WAITING_FOR_INPUT'"
             + " AND m.role = 'agent' AND m.created_at <= e.at"))
         .as("the response row was committed before the settling transition").isEqualTo(1);
-    assertThat(harness.transcripts.list(SESSION)).extracting(TranscriptEntry::content)
+    assertThat(db.tx((Handle h) -> TestStores.transcript(h, SESSION))).extracting(TranscriptEntry::content)
         .containsExactly("fix the bug", "Working on: fix the bug");
   }
 
@@ -124,7 +126,7 @@ class AcpAgentHostTest {
     assertThat(db.fixtures().string("SELECT error_message FROM task_sessions WHERE id = ?", SESSION))
         .contains("transport closed during the turn");
     assertThat(taskState()).isEqualTo("REVIEW");
-    assertThat(harness.transcripts.list(SESSION)).extracting(TranscriptEntry::content)
+    assertThat(db.tx((Handle h) -> TestStores.transcript(h, SESSION))).extracting(TranscriptEntry::content)
         .containsExactly("boom", "Working on: ");
     AcpHarness.await("the exit to be recorded", Duration.ofSeconds(15),
         () -> harness.executor(SESSION).status().equals("failed"));
@@ -146,7 +148,7 @@ class AcpAgentHostTest {
         () -> harness.executor(SESSION).status().equals("failed"));
     assertThat(harness.executor(SESSION).pid()).isNull();
     assertThat(harness.executor(SESSION).errorMessage()).contains("exited on its own with code 137");
-    assertThat(harness.executors.claimedBy(AcpHarness.HOST, AcpHarness.INSTANCE)).isEmpty();
+    assertThat(db.tx((Handle h) -> TestStores.claimedBy(h, AcpHarness.HOST, AcpHarness.INSTANCE))).isEmpty();
     assertThat(harness.host.isRunning(SESSION)).isFalse();
     harness.assertTokenUnchanged(SESSION, token);
     assertThatThrownBy(() -> harness.turns.prompt(SESSION, "hi")).isInstanceOf(IllegalStateException.class);
@@ -155,7 +157,7 @@ class AcpAgentHostTest {
   @Test
   void stopEndsTheAgentRecordsStoppedAndIsIdempotent() {
     LaunchResult launch = launched("normal");
-    assertThat(harness.executors.claimedBy(AcpHarness.HOST, AcpHarness.INSTANCE)).hasSize(1);
+    assertThat(db.tx((Handle h) -> TestStores.claimedBy(h, AcpHarness.HOST, AcpHarness.INSTANCE))).hasSize(1);
 
     harness.host.stop(SESSION);
     harness.host.stop(SESSION);
@@ -260,14 +262,14 @@ class AcpAgentHostTest {
     db.fixtures().storedToken(SESSION, "sess_kept");
     Files.writeString(stateDir.resolve("sess_kept.json"),
         "{\"id\": \"sess_kept\", \"cwd\": \"" + workspace + "\", \"messages\": []}");
-    ResumeLockStore locks = new ResumeLockStore(db.dataSource());
-    SessionStore sessions = new SessionStore(db.dataSource(), Json.mapper());
-    Fence fence = locks.acquire(SESSION, "resume-1", Duration.ofMinutes(5)).orElseThrow().fence();
-    sessions.transition(SESSION, Set.of(SessionState.FAILED), SessionState.STARTING, "resume", "", fence);
+    ResumeLockStore locks = new ResumeLockStore();
+    SessionStore sessions = new SessionStore(Json.mapper());
+    Fence fence = db.tx(h -> locks.acquire(h, SESSION, "resume-1", Duration.ofMinutes(5))).orElseThrow().fence();
+    db.tx(h -> sessions.transition(h, SESSION, Set.of(SessionState.FAILED), SessionState.STARTING, "resume", "", fence));
     HeldLaunch held = launchHeldInInitialize(fence);
 
-    sessions.transition(SESSION, Set.of(SessionState.STARTING), SessionState.FAILED, "resume rolled back", "", fence);
-    locks.release(SESSION, "resume-1");
+    db.tx(h -> sessions.transition(h, SESSION, Set.of(SessionState.STARTING), SessionState.FAILED, "resume rolled back", "", fence));
+    db.tx(h -> locks.release(h, SESSION, "resume-1"));
 
     AgentLaunchException failure = held.release();
     assertThat(failure.getMessage()).contains("the resume that asked for it gave up on it");
@@ -280,11 +282,11 @@ class AcpAgentHostTest {
   @Test
   void anAgentWhoseLaunchWasWithdrawnDuringItsHandshakeIsStopped() throws Exception {
     db.fixtures().task(TASK, "ws-1", "REVIEW").session(SESSION, TASK, "test-agent", SessionState.STARTING, "{}");
-    Fence fence = new ResumeLockStore(db.dataSource()).acquire(SESSION, "resume-1", Duration.ofMinutes(5))
+    Fence fence = db.tx(h -> new ResumeLockStore().acquire(h, SESSION, "resume-1", Duration.ofMinutes(5)))
         .orElseThrow().fence();
     HeldLaunch held = launchHeldInInitialize(fence);
 
-    assertThat(harness.executors.withdrawLaunch(SESSION, "resume-1", "launch withdrawn by the test")).isPresent();
+    assertThat(db.tx((Handle h) -> harness.executors.withdrawLaunch(h, SESSION, "resume-1", "launch withdrawn by the test"))).isPresent();
 
     AgentLaunchException failure = held.release();
     assertThat(failure.getMessage()).contains("the resume that asked for it gave up on it");
@@ -307,7 +309,7 @@ class AcpAgentHostTest {
     CompletableFuture<LaunchResult> launch = CompletableFuture.supplyAsync(() -> harness.host.launch(
         new LaunchRequest(SESSION, TestAgent.AGENT_ID, workspace, Map.of(), fence)));
     AcpHarness.await("the agent to start", Duration.ofSeconds(10),
-        () -> harness.executors.find(SESSION).map(e -> e.status().equals("starting")).orElse(false));
+        () -> db.tx(h -> harness.executors.find(h, SESSION)).map(e -> e.status().equals("starting")).orElse(false));
     return new HeldLaunch(launch, modeFile, harness.executor(SESSION).pid());
   }
 
@@ -345,7 +347,7 @@ class AcpAgentHostTest {
     assertThatThrownBy(() -> harness.launch(SESSION, workspace))
         .isInstanceOf(AgentLaunchException.class)
         .hasMessageContaining("this worker is stopping; no agent was started");
-    assertThat(harness.executors.find(SESSION)).isEmpty();
+    assertThat(db.tx((Handle h) -> harness.executors.find(h, SESSION))).isEmpty();
   }
 
   private static <T> T unwrap(CompletableFuture<T> future, Duration timeout) throws Exception {
@@ -407,7 +409,7 @@ class AcpAgentHostTest {
   void turnExceedingItsTimeoutIsCancelled() {
     launched("slow-turn");
     PromptTurns turns =
-        new PromptTurns(harness.host, db.dataSource(), Duration.ofSeconds(1), AcpHarness.TIMEOUTS.stopGrace());
+        new PromptTurns(harness.host, db.transactions(), Duration.ofSeconds(1), AcpHarness.TIMEOUTS.stopGrace());
 
     TurnResult result = turns.prompt(SESSION, "slow");
 

@@ -10,6 +10,7 @@ import dev.kandev.recovery.activities.store.SessionIdentityStore;
 import dev.kandev.recovery.activities.store.TranscriptStore;
 import dev.kandev.recovery.activities.testing.Fixtures;
 import dev.kandev.recovery.activities.testing.TestDatabase;
+import org.jdbi.v3.core.Handle;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
@@ -35,12 +36,12 @@ final class AcpHarness implements AutoCloseable {
   AcpHarness(TestDatabase db, AgentProfiles profiles, AcpTimeouts timeouts, PermissionPolicy policy) {
     this.db = db;
     this.fixtures = db.fixtures();
-    this.identities = new SessionIdentityStore(db.dataSource());
-    this.executors = new ExecutorsRunningStore(db.dataSource());
-    this.transcripts = new TranscriptStore(db.dataSource());
+    this.identities = new SessionIdentityStore();
+    this.executors = new ExecutorsRunningStore();
+    this.transcripts = new TranscriptStore();
     this.host = new AgentHost(new AgentHostSettings(HOST, INSTANCE, profiles, timeouts, policy,
-        AgentHostSettings.inheritedFrom(System.getenv())), identities, executors, transcripts);
-    this.turns = new PromptTurns(host, db.dataSource(), TURN_TIMEOUT, timeouts.stopGrace());
+        AgentHostSettings.inheritedFrom(System.getenv())), db.transactions(), identities, executors, transcripts);
+    this.turns = new PromptTurns(host, db.transactions(), TURN_TIMEOUT, timeouts.stopGrace());
   }
 
   AcpHarness(TestDatabase db, AgentProfile profile) {
@@ -56,11 +57,11 @@ final class AcpHarness implements AutoCloseable {
   }
 
   void assertTokenUnchanged(String sessionId, String token) {
-    assertThat(identities.read(sessionId)).isEqualTo(new SessionIdentity(token, token));
+    assertThat(db.tx((Handle h) -> identities.read(h, sessionId))).isEqualTo(new SessionIdentity(token, token));
   }
 
   ExecutorRecord executor(String sessionId) {
-    return executors.find(sessionId).orElseThrow();
+    return db.tx(h -> executors.find(h, sessionId)).orElseThrow();
   }
 
   long messages(String sessionId) {

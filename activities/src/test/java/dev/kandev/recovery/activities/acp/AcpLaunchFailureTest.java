@@ -15,6 +15,7 @@ import dev.kandev.recovery.activities.store.SessionIdentity;
 import dev.kandev.recovery.activities.testing.TestAgent;
 import dev.kandev.recovery.activities.testing.TestDatabase;
 import dev.kandev.recovery.workflows.model.SessionState;
+import org.jdbi.v3.core.Handle;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -115,7 +116,7 @@ class AcpLaunchFailureTest {
     assertThat(e.exitCode()).isEqualTo(6);
     assertThat(e.stderrTail()).contains("closing stdout before answering session/new");
     assertThat(e.getMessage()).contains("transport closed before session/new completed");
-    assertThat(harness.identities.read(SESSION)).isEqualTo(new SessionIdentity("", ""));
+    assertThat(db.tx((Handle h) -> harness.identities.read(h, SESSION))).isEqualTo(new SessionIdentity("", ""));
     assertFailedAndReaped(e);
   }
 
@@ -189,7 +190,7 @@ class AcpLaunchFailureTest {
     assertThat(e.failureClass()).isEqualTo(AGENT_SESSION_NEW_FAILED);
     assertThat(e.retryable()).isFalse();
     assertThat(e.acpError()).startsWith("-32000 Authentication required");
-    assertThat(harness.identities.read(SESSION)).isEqualTo(new SessionIdentity("", ""));
+    assertThat(db.tx((Handle h) -> harness.identities.read(h, SESSION))).isEqualTo(new SessionIdentity("", ""));
     assertFailedAndReaped(e);
   }
 

@@ -2,6 +2,7 @@ package dev.kandev.recovery.activities.acp;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.kandev.recovery.activities.store.TestStores;
 import dev.kandev.recovery.activities.store.ExecutorRecord;
 import dev.kandev.recovery.activities.store.Fence;
 import dev.kandev.recovery.activities.store.ResumeLockStore;
@@ -11,6 +12,7 @@ import dev.kandev.recovery.activities.store.TranscriptEntry;
 import dev.kandev.recovery.activities.testing.TestAgent;
 import dev.kandev.recovery.activities.testing.TestDatabase;
 import dev.kandev.recovery.workflows.model.SessionState;
+import org.jdbi.v3.core.Handle;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -57,7 +59,7 @@ class AcpLaunchTest {
     assertThat(result.agentName()).isEqualTo("kandev-test-agent");
     assertThat(result.agentVersion()).isEqualTo("1.0.0");
     assertThat(TestAgent.storedSessions(stateDir)).containsExactly(result.providerSessionId());
-    assertThat(harness.identities.read(SESSION))
+    assertThat(db.tx((Handle h) -> harness.identities.read(h, SESSION)))
         .isEqualTo(new SessionIdentity(result.providerSessionId(), result.providerSessionId()));
     ExecutorRecord executor = harness.executor(SESSION);
     assertThat(executor.status()).isEqualTo("running");
@@ -80,7 +82,7 @@ class AcpLaunchTest {
     harness.turns.prompt(SESSION, "first question");
     harness.turns.prompt(SESSION, "second question");
     harness.host.stop(SESSION);
-    List<TranscriptEntry> before = harness.transcripts.list(SESSION);
+    List<TranscriptEntry> before = db.tx(h -> TestStores.transcript(h, SESSION));
     assertThat(before).extracting(TranscriptEntry::role).containsExactly("user", "agent", "user", "agent");
 
     LaunchResult loaded = harness.launch(SESSION, workspace);
@@ -91,7 +93,7 @@ class AcpLaunchTest {
     assertThat(loaded.providerSessionId()).isEqualTo(token);
     assertThat(loaded.replayedMessages()).isEqualTo(4);
     assertThat(loadedAgain.replayedMessages()).isEqualTo(4);
-    assertThat(harness.transcripts.list(SESSION)).isEqualTo(before);
+    assertThat(db.tx((Handle h) -> TestStores.transcript(h, SESSION))).isEqualTo(before);
     harness.assertTokenUnchanged(SESSION, token);
     assertThat(TestAgent.storedSessions(stateDir)).containsExactly(token);
   }
@@ -127,7 +129,7 @@ class AcpLaunchTest {
     harness.host.stop(SESSION);
     harness.launch(SESSION, workspace);
 
-    assertThat(harness.transcripts.list(SESSION)).extracting(TranscriptEntry::role, TranscriptEntry::content)
+    assertThat(db.tx((Handle h) -> TestStores.transcript(h, SESSION))).extracting(TranscriptEntry::role, TranscriptEntry::content)
         .containsExactly(
             org.assertj.core.groups.Tuple.tuple("user", "question"),
             org.assertj.core.groups.Tuple.tuple("agent", "Working on: question"));
@@ -138,16 +140,16 @@ class AcpLaunchTest {
   void newSessionIdIsPersistedOnlyUnderTheCurrentFence() {
     harness = new AcpHarness(db, TestAgent.profile("normal", stateDir));
     freshSession();
-    ResumeLockStore locks = new ResumeLockStore(db.dataSource());
-    Fence stale = locks.acquire(SESSION, "old-owner", Duration.ofMinutes(5)).orElseThrow().fence();
-    locks.release(SESSION, "old-owner");
-    locks.acquire(SESSION, "new-owner", Duration.ofMinutes(5)).orElseThrow();
+    ResumeLockStore locks = new ResumeLockStore();
+    Fence stale = db.tx(h -> locks.acquire(h, SESSION, "old-owner", Duration.ofMinutes(5))).orElseThrow().fence();
+    db.tx(h -> locks.release(h, SESSION, "old-owner"));
+    db.tx(h -> locks.acquire(h, SESSION, "new-owner", Duration.ofMinutes(5))).orElseThrow();
 
     Throwable thrown = org.assertj.core.api.Assertions.catchThrowable(() -> harness.host.launch(
         new LaunchRequest(SESSION, "test-agent", workspace, Map.of(), stale)));
 
     assertThat(thrown).isInstanceOf(StaleFenceException.class);
-    assertThat(harness.identities.read(SESSION)).isEqualTo(new SessionIdentity("", ""));
+    assertThat(db.tx((Handle h) -> harness.identities.read(h, SESSION))).isEqualTo(new SessionIdentity("", ""));
     assertThat(harness.host.isRunning(SESSION)).isFalse();
     assertThat(harness.executor(SESSION).status()).isEqualTo("failed");
   }

@@ -6,6 +6,7 @@ import dev.kandev.recovery.activities.store.SessionIdentity;
 import dev.kandev.recovery.activities.testing.TestDatabase;
 import dev.kandev.recovery.workflows.model.AgentFailureClass;
 import dev.kandev.recovery.workflows.model.SessionState;
+import org.jdbi.v3.core.Handle;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -117,7 +118,7 @@ class AcpRealAgentTest {
     assertThat(created.agentName()).isEqualTo("OpenCode");
     assertThat(created.agentVersion()).isEqualTo(VERSION);
     assertThat(created.providerSessionId()).isNotBlank();
-    assertThat(harness.identities.read(SESSION))
+    assertThat(db.tx((Handle h) -> harness.identities.read(h, SESSION)))
         .isEqualTo(new SessionIdentity(created.providerSessionId(), created.providerSessionId()));
     harness.host.stop(SESSION);
 

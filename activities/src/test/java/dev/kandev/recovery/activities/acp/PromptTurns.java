@@ -10,6 +10,7 @@ import dev.kandev.recovery.activities.json.Json;
 import dev.kandev.recovery.activities.store.Fence;
 import dev.kandev.recovery.activities.store.SessionStore;
 import dev.kandev.recovery.activities.store.TaskStore;
+import dev.kandev.recovery.activities.store.Transactions;
 import dev.kandev.recovery.activities.store.TranscriptMessage;
 import dev.kandev.recovery.activities.store.TranscriptStore;
 import dev.kandev.recovery.activities.store.TransitionResult;
@@ -18,13 +19,11 @@ import java.time.Duration;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.stream.Collectors;
-import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,16 +32,18 @@ import org.slf4j.LoggerFactory;
  * can make the states a restart finds. No product code runs a turn: the worker launches and resumes
  * agents; turns are Kandev's.
  *
- * <p>A turn goes WAITING_FOR_INPUT → RUNNING (task IN_PROGRESS), {@code session/prompt} with its
- * updates, then the turn's messages are persisted, the task goes to REVIEW and only then the
- * session returns to WAITING_FOR_INPUT. A turn that cannot finish still persists what arrived and
- * settles the session at WAITING_FOR_INPUT with the error, then throws.
+ * <p>A turn goes WAITING_FOR_INPUT → RUNNING (task IN_PROGRESS, in the same transaction), {@code
+ * session/prompt} with its updates, then the turn's messages are persisted and only then the session
+ * returns to WAITING_FOR_INPUT with its task in REVIEW, by the settle a resume uses ({@link
+ * SessionStore#settle}). A turn that cannot finish still persists what arrived and settles the
+ * session at WAITING_FOR_INPUT with the error, then throws.
  */
 public final class PromptTurns {
   private static final Logger log = LoggerFactory.getLogger(PromptTurns.class);
   private static final int STORED_ERROR_CHARS = 2000;
 
   private final AgentHost host;
+  private final Transactions transactions;
   private final SessionStore sessions;
   private final TaskStore tasks;
   private final TranscriptStore transcripts;
@@ -56,18 +57,19 @@ public final class PromptTurns {
    * @param turnTimeout how long a turn may take before it is cancelled
    * @param cancelGrace how long the agent then has to acknowledge the cancel before it is stopped
    */
-  public PromptTurns(AgentHost host, DataSource dataSource, Duration turnTimeout, Duration cancelGrace) {
+  public PromptTurns(AgentHost host, Transactions transactions, Duration turnTimeout, Duration cancelGrace) {
     this.host = host;
-    this.sessions = new SessionStore(dataSource, json);
-    this.tasks = new TaskStore(dataSource);
-    this.transcripts = new TranscriptStore(dataSource);
+    this.transactions = transactions;
+    this.sessions = new SessionStore(json);
+    this.tasks = new TaskStore();
+    this.transcripts = new TranscriptStore();
     this.turnTimeout = turnTimeout;
     this.cancelGrace = cancelGrace;
   }
 
   /** With a turn timeout of a minute and 5 s for a cancel. */
-  public PromptTurns(AgentHost host, DataSource dataSource) {
-    this(host, dataSource, Duration.ofMinutes(1), Duration.ofSeconds(5));
+  public PromptTurns(AgentHost host, Transactions transactions) {
+    this(host, transactions, Duration.ofMinutes(1), Duration.ofSeconds(5));
   }
 
   /** One turn's progress: whether the prompt went out, and whether a cancel was asked for. */
@@ -92,25 +94,29 @@ public final class PromptTurns {
       throw new IllegalStateException("a prompt turn is already in progress for session " + sessionId);
     }
     try {
-      String taskId = sessions.get(sessionId).taskId();
-      TransitionResult started = sessions.transition(
-          sessionId, EnumSet.of(WAITING_FOR_INPUT), RUNNING, "prompt turn started", null, Fence.none());
+      TransitionResult started = transactions.inTransaction("start a prompt turn of session " + sessionId, h -> {
+        TransitionResult result = sessions.transition(
+            h, sessionId, EnumSet.of(WAITING_FOR_INPUT), RUNNING, "prompt turn started", null, Fence.none());
+        if (result.won()) {
+          tasks.transitionTaskOf(h, sessionId, TaskState.BEFORE_TURN, TaskState.IN_PROGRESS);
+        }
+        return result;
+      });
       if (!started.won()) {
         throw new IllegalStateException(
             "session " + sessionId + " is " + started.now() + "; a prompt turn starts from WAITING_FOR_INPUT");
       }
-      tasks.transitionTask(taskId, TaskState.BEFORE_TURN, TaskState.IN_PROGRESS);
-      int persisted = transcripts.appendLive(sessionId, List.of(new TranscriptMessage("user", text, null)));
+      int persisted = appendLive(sessionId, List.of(new TranscriptMessage("user", text, null)));
       agent.collector.start();
       try {
         String stopReason = runTurn(agent, turn, text);
         List<TranscriptMessage> messages = agent.collector.finish();
-        persisted += transcripts.appendLive(sessionId, messages);
-        settle(sessionId, taskId, "prompt turn finished: " + stopReason, null);
+        persisted += appendLive(sessionId, messages);
+        settle(sessionId, "prompt turn finished: " + stopReason, null);
         return new TurnResult(stopReason, agentText(messages), persisted);
       } catch (AgentTurnException e) {
-        transcripts.appendLive(sessionId, agent.collector.finish());
-        settle(sessionId, taskId, "prompt turn failed", stored(e.getMessage()));
+        appendLive(sessionId, agent.collector.finish());
+        settle(sessionId, "prompt turn failed", stored(e.getMessage()));
         throw e;
       } finally {
         turn.promptSent = false;
@@ -156,11 +162,15 @@ public final class PromptTurns {
     }
   }
 
-  /** The turn's response is persisted before this: REVIEW first, then the session settles. */
-  private void settle(String sessionId, String taskId, String reason, String error) {
-    tasks.transitionTask(taskId, EnumSet.of(TaskState.IN_PROGRESS), TaskState.REVIEW);
-    TransitionResult settled = sessions.transition(
-        sessionId, EnumSet.of(RUNNING), WAITING_FOR_INPUT, reason, error, Fence.none());
+  private int appendLive(String sessionId, List<TranscriptMessage> messages) {
+    return transactions.inTransaction("append to the transcript of session " + sessionId,
+        h -> transcripts.appendLive(h, sessionId, messages));
+  }
+
+  /** The turn's response is persisted before this: the session settles and its task goes to REVIEW, together. */
+  private void settle(String sessionId, String reason, String error) {
+    TransitionResult settled = transactions.inTransaction("settle the turn of session " + sessionId, h -> sessions.settle(
+        h, sessionId, EnumSet.of(RUNNING), EnumSet.of(TaskState.IN_PROGRESS), reason, error, Fence.none()));
     if (!settled.won()) {
       log.info("session {}: turn ended but the session is {} now; left as it is", sessionId, settled.now());
     }

@@ -28,7 +28,7 @@ class UnownedAgentReaperTest {
   @BeforeEach
   void launch() {
     harness = new AcpHarness(db, TestAgent.profile("normal", stateDir));
-    reaper = new UnownedAgentReaper(harness.host, new SessionStore(db.dataSource(), Json.mapper()), harness.executors);
+    reaper = new UnownedAgentReaper(harness.host, db.transactions(), new SessionStore(Json.mapper()), harness.executors);
     db.fixtures().task("t-1", "ws-1", "REVIEW").session(SESSION, "t-1", "test-agent", SessionState.STARTING, "{}");
     pid = harness.launch(SESSION, workspace).pid();
   }

@@ -45,7 +45,7 @@ final class BrokerHarness implements AutoCloseable {
     this.rows = new CredentialFixtures(db.fixtures());
     github = new FakeGitHubServer((RSAPublicKey) appKeys.getPublic(), APP_ID, INSTALLATION,
         Set.of("widgets", "gadgets"), Map.of("contents", "write", "pull_requests", "write", "metadata", "read"));
-    sessions = new SessionStore(db.dataSource(), Json.mapper());
+    sessions = new SessionStore(Json.mapper());
     Optional<GitHubAppSettings> app =
         configureApp
             ? Optional.of(new GitHubAppSettings(APP_ID, TestKeys.pkcs1Pem(appKeys.getPrivate()), github.apiBase()))
@@ -60,13 +60,13 @@ final class BrokerHarness implements AutoCloseable {
   CredentialBroker broker(Optional<GitHubAppSettings> app) {
     // GitHub JWTs use the real clock (the fake checks iat/exp against it); leases use the test clock.
     CredentialResolver githubApp = new GitHubAppCredentialResolver(app, Json.mapper(), Clock.systemUTC());
-    return new CredentialBroker(db.dataSource(), new CredentialPolicyResolver(db.dataSource(), Json.mapper()),
+    return new CredentialBroker(db.transactions(), new CredentialPolicyResolver(Json.mapper()),
         List.of(githubApp), Json.mapper(), clock);
   }
 
   /** The production wiring (as the worker's Components does it), for tests that need only real-clock behaviour. */
   CredentialBroker defaultBroker(Optional<GitHubAppSettings> app) {
-    return new CredentialBroker(db.dataSource(), new CredentialPolicyResolver(db.dataSource(), Json.mapper()),
+    return new CredentialBroker(db.transactions(), new CredentialPolicyResolver(Json.mapper()),
         List.of(new GitHubAppCredentialResolver(app, Json.mapper(), Clock.systemUTC())), Json.mapper(), Clock.systemUTC());
   }
 
@@ -76,7 +76,7 @@ final class BrokerHarness implements AutoCloseable {
 
   /** A guarded transition, as the workflow's activities make it. */
   void moveSession(SessionState from, SessionState to) {
-    sessions.transition("s1", Set.of(from), to, "test", "", Fence.none());
+    db.tx(h -> sessions.transition(h, "s1", Set.of(from), to, "test", "", Fence.none()));
   }
 
   @Override

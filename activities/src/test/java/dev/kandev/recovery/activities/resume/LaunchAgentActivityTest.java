@@ -78,20 +78,20 @@ class LaunchAgentActivityTest {
     AgentProfile heldAgent = new AgentProfile(TestAgent.AGENT_ID,
         List.of("node", TestAgent.script().toString(), "--mode-file=" + modeFile),
         Map.of("KANDEV_TEST_AGENT_STATE_DIR", dir.resolve("agent-state").toString()), null);
-    var executors = new ExecutorsRunningStore(db.dataSource());
+    var executors = new ExecutorsRunningStore();
     host = new AgentHost(new AgentHostSettings("test-host", "worker-1",
         AgentProfiles.of(heldAgent), AcpTimeouts.defaults().withInitialize(INITIALIZE_TIMEOUT), PermissionPolicy.REJECT,
         AgentHostSettings.inheritedFrom(System.getenv())),
-        new SessionIdentityStore(db.dataSource()), executors, new TranscriptStore(db.dataSource()));
+        db.transactions(), new SessionIdentityStore(), executors, new TranscriptStore());
     temporal = TestActivityEnvironment.newInstance();
-    temporal.registerActivitiesImplementations(new AgentActivitiesImpl(host,
-        new SessionStore(db.dataSource(), Json.mapper()), executors,
-        new CredentialBroker(db.dataSource(), new CredentialPolicyResolver(db.dataSource(), Json.mapper()),
+    temporal.registerActivitiesImplementations(new AgentActivitiesImpl(host, db.transactions(),
+        new SessionStore(Json.mapper()), executors,
+        new CredentialBroker(db.transactions(), new CredentialPolicyResolver(Json.mapper()),
             List.of(new GitHubAppCredentialResolver(Optional.empty(), Json.mapper(), Clock.systemUTC())), Json.mapper(),
             Clock.systemUTC()),
         new GitCredentialEnvironment(URI.create("http://127.0.0.1:1/"), dir.resolve("git-credential-helper"))));
     temporal.setActivityHeartbeatListener(Object.class, details -> {
-      if (executors.find(SESSION).map(e -> e.status().equals("starting")).orElse(false)) {
+      if (db.tx(h -> executors.find(h, SESSION)).map(e -> e.status().equals("starting")).orElse(false)) {
         heartbeatsDuringHandshake.countDown();
       }
     });
@@ -113,12 +113,12 @@ class LaunchAgentActivityTest {
   }
 
   private ExecutorRecord execution() {
-    return new ExecutorsRunningStore(db.dataSource()).find(SESSION).orElseThrow();
+    return db.tx(h -> new ExecutorsRunningStore().find(h, SESSION)).orElseThrow();
   }
 
   @Test
   void heartbeatsWhileTheHandshakeRunsThenReturnsTheServingAgent() throws Exception {
-    long fence = new ResumeLockStore(db.dataSource()).acquire(SESSION, "resume-1", Duration.ofMinutes(5))
+    long fence = db.tx(h -> new ResumeLockStore().acquire(h, SESSION, "resume-1", Duration.ofMinutes(5)))
         .orElseThrow().fence().token();
     CompletableFuture<LaunchOutcome> launch = launch(fence);
 

@@ -2,12 +2,14 @@ package dev.kandev.recovery.activities.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.kandev.recovery.activities.store.TestStores;
 import dev.kandev.recovery.activities.json.Json;
 import dev.kandev.recovery.activities.store.RuntimeJobRecord;
 import dev.kandev.recovery.activities.store.RuntimeJobStore;
 import dev.kandev.recovery.activities.testing.TestDatabase;
 import dev.kandev.recovery.workflows.runtime.RuntimeJobSnapshot;
 import dev.kandev.recovery.workflows.runtime.RuntimeJobStatus;
+import org.jdbi.v3.core.Handle;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -22,16 +24,16 @@ class RuntimeJobStoreTest {
 
   @Test
   void savingIsAnUpsertThatFinishesOnceTerminal() {
-    RuntimeJobStore jobs = new RuntimeJobStore(db.dataSource(), Json.mapper());
+    RuntimeJobStore jobs = new RuntimeJobStore(Json.mapper());
 
-    jobs.save(snapshot(RuntimeJobStatus.QUEUED, 0, false, List.of("requested"), ""));
-    RuntimeJobRecord queued = jobs.find("run-1").orElseThrow();
+    db.run(h -> jobs.save(h, snapshot(RuntimeJobStatus.QUEUED, 0, false, List.of("requested"), "")));
+    RuntimeJobRecord queued = db.tx(h -> TestStores.runtimeJob(h, "run-1")).orElseThrow();
     assertThat(queued.status()).isEqualTo(RuntimeJobStatus.QUEUED);
     assertThat(queued.finishedAt()).isNull();
 
-    jobs.save(snapshot(RuntimeJobStatus.FAILED, 2, true, List.of("requested", "failed: \"x\""), "boom"));
-    jobs.save(snapshot(RuntimeJobStatus.FAILED, 2, true, List.of("requested", "failed: \"x\""), "boom"));
-    RuntimeJobRecord failed = jobs.find("run-1").orElseThrow();
+    db.run(h -> jobs.save(h, snapshot(RuntimeJobStatus.FAILED, 2, true, List.of("requested", "failed: \"x\""), "boom")));
+    db.run(h -> jobs.save(h, snapshot(RuntimeJobStatus.FAILED, 2, true, List.of("requested", "failed: \"x\""), "boom")));
+    RuntimeJobRecord failed = db.tx(h -> TestStores.runtimeJob(h, "run-1")).orElseThrow();
     assertThat(failed.status()).isEqualTo(RuntimeJobStatus.FAILED);
     assertThat(failed.attempts()).isEqualTo(2);
     assertThat(failed.repaired()).isTrue();
@@ -39,6 +41,6 @@ class RuntimeJobStoreTest {
     assertThat(failed.error()).isEqualTo("boom");
     assertThat(failed.startedAt()).isEqualTo(queued.startedAt());
     assertThat(failed.finishedAt()).isNotNull();
-    assertThat(jobs.forAgent("opencode-acp")).containsExactly(failed);
+    assertThat(db.tx((Handle h) -> TestStores.runtimeJobsOf(h, "opencode-acp"))).containsExactly(failed);
   }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kandev.recovery.activities.testing.TestDatabase;
 import dev.kandev.recovery.workflows.model.SessionState;
+import org.jdbi.v3.core.Handle;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -18,85 +19,85 @@ class AcpStoresTest {
   @Test
   void executorRecordsNeverTouchTheResumeToken() {
     db.fixtures().sessionWithToken(SESSION, SessionState.FAILED, TOKEN);
-    ExecutorsRunningStore executors = new ExecutorsRunningStore(db.dataSource());
-    SessionIdentityStore identities = new SessionIdentityStore(db.dataSource());
+    ExecutorsRunningStore executors = new ExecutorsRunningStore();
+    SessionIdentityStore identities = new SessionIdentityStore();
 
-    executors.recordStarting(SESSION, "e-1", "h", "w", 42);
-    executors.markRunning(SESSION, "e-1", Fence.none());
-    executors.markExited(SESSION, "e-1", "failed", "boom");
-    executors.recordStartFailure(SESSION, "e-2", "h", "w", "cannot start");
+    db.run(h -> executors.recordStarting(h, SESSION, "e-1", "h", "w", 42));
+    db.tx(h -> executors.markRunning(h, SESSION, "e-1", Fence.none()));
+    db.tx(h -> executors.markExited(h, SESSION, "e-1", "failed", "boom"));
+    db.run(h -> executors.recordStartFailure(h, SESSION, "e-2", "h", "w", "cannot start"));
 
-    assertThat(identities.read(SESSION)).isEqualTo(new SessionIdentity(TOKEN, TOKEN));
-    assertThat(executors.find(SESSION)).hasValue(new ExecutorRecord(SESSION, "e-2", "h", "w", null, "failed", "cannot start"));
+    assertThat(db.tx((Handle h) -> identities.read(h, SESSION))).isEqualTo(new SessionIdentity(TOKEN, TOKEN));
+    assertThat(db.tx((Handle h) -> executors.find(h, SESSION))).hasValue(new ExecutorRecord(SESSION, "e-2", "h", "w", null, "failed", "cannot start"));
   }
 
   @Test
   void aResumeWithdrawsOnlyTheLaunchItMadeUnderItsLock() {
     db.fixtures().sessionWithToken(SESSION, SessionState.FAILED, TOKEN);
-    ExecutorsRunningStore executors = new ExecutorsRunningStore(db.dataSource());
-    ResumeLockStore locks = new ResumeLockStore(db.dataSource());
+    ExecutorsRunningStore executors = new ExecutorsRunningStore();
+    ResumeLockStore locks = new ResumeLockStore();
     // A claim older than the resume (say, a gone worker's agent): not this resume's launch.
-    executors.recordStarting(SESSION, "e-old", "h", "gone-worker", 41);
-    executors.markRunning(SESSION, "e-old", Fence.none());
+    db.run(h -> executors.recordStarting(h, SESSION, "e-old", "h", "gone-worker", 41));
+    db.tx(h -> executors.markRunning(h, SESSION, "e-old", Fence.none()));
     db.fixtures().exec("UPDATE executors_running SET last_seen_at = now() - interval '1 minute' WHERE session_id = ?",
         SESSION);
-    locks.acquire(SESSION, "resume-1", java.time.Duration.ofMinutes(5)).orElseThrow();
+    db.tx(h -> locks.acquire(h, SESSION, "resume-1", java.time.Duration.ofMinutes(5))).orElseThrow();
 
-    assertThat(executors.withdrawLaunch(SESSION, "resume-1", "withdrawn")).isEmpty();
-    assertThat(executors.find(SESSION).orElseThrow().status()).isEqualTo("running");
+    assertThat(db.tx((Handle h) -> executors.withdrawLaunch(h, SESSION, "resume-1", "withdrawn"))).isEmpty();
+    assertThat(db.tx((Handle h) -> executors.find(h, SESSION)).orElseThrow().status()).isEqualTo("running");
 
-    executors.recordStarting(SESSION, "e-1", "h", "worker-a", 42);
-    assertThat(executors.withdrawLaunch(SESSION, "another-resume", "withdrawn")).as("not its lock").isEmpty();
-    assertThat(executors.withdrawLaunch(SESSION, "resume-1", "launch withdrawn")).hasValue(
+    db.run(h -> executors.recordStarting(h, SESSION, "e-1", "h", "worker-a", 42));
+    assertThat(db.tx((Handle h) -> executors.withdrawLaunch(h, SESSION, "another-resume", "withdrawn"))).as("not its lock").isEmpty();
+    assertThat(db.tx((Handle h) -> executors.withdrawLaunch(h, SESSION, "resume-1", "launch withdrawn"))).hasValue(
         new ExecutorRecord(SESSION, "e-1", "h", "worker-a", 42L, "failed", "launch withdrawn"));
-    assertThat(executors.markRunning(SESSION, "e-1", Fence.none())).as("a withdrawn launch cannot complete").isFalse();
-    assertThat(executors.liveOwnerOtherThan(SESSION, "worker-b")).isEmpty();
-    assertThat(new SessionIdentityStore(db.dataSource()).read(SESSION)).isEqualTo(new SessionIdentity(TOKEN, TOKEN));
+    assertThat(db.tx((Handle h) -> executors.markRunning(h, SESSION, "e-1", Fence.none()))).as("a withdrawn launch cannot complete").isFalse();
+    assertThat(db.tx((Handle h) -> executors.liveOwnerOtherThan(h, SESSION, "worker-b"))).isEmpty();
+    assertThat(db.tx((Handle h) -> new SessionIdentityStore().read(h, SESSION))).isEqualTo(new SessionIdentity(TOKEN, TOKEN));
   }
 
   @Test
   void aRowCreatedByTheHostStartsWithoutAToken() {
     db.fixtures().task("t-1", "ws-1", "REVIEW").session(SESSION, "t-1", "a", SessionState.STARTING, "{}");
-    ExecutorsRunningStore executors = new ExecutorsRunningStore(db.dataSource());
+    ExecutorsRunningStore executors = new ExecutorsRunningStore();
 
-    executors.recordStarting(SESSION, "e-1", "h", "w", 42);
+    db.run(h -> executors.recordStarting(h, SESSION, "e-1", "h", "w", 42));
 
-    assertThat(new SessionIdentityStore(db.dataSource()).read(SESSION)).isEqualTo(new SessionIdentity("", ""));
-    assertThat(executors.claimedBy("h", "w")).extracting(ExecutorRecord::pid).containsExactly(42L);
+    assertThat(db.tx((Handle h) -> new SessionIdentityStore().read(h, SESSION))).isEqualTo(new SessionIdentity("", ""));
+    assertThat(db.tx((Handle h) -> TestStores.claimedBy(h, "h", "w"))).extracting(ExecutorRecord::pid).containsExactly(42L);
   }
 
   @Test
   void exitOfAReplacedExecutionLeavesTheNewOneAlone() {
     db.fixtures().sessionWithToken(SESSION, SessionState.RUNNING, TOKEN);
-    ExecutorsRunningStore executors = new ExecutorsRunningStore(db.dataSource());
-    executors.recordStarting(SESSION, "old", "h", "w", 1);
-    executors.recordStarting(SESSION, "new", "h", "w", 2);
+    ExecutorsRunningStore executors = new ExecutorsRunningStore();
+    db.run(h -> executors.recordStarting(h, SESSION, "old", "h", "w", 1));
+    db.run(h -> executors.recordStarting(h, SESSION, "new", "h", "w", 2));
 
-    assertThat(executors.markExited(SESSION, "old", "failed", "late exit")).isFalse();
+    assertThat(db.tx((Handle h) -> executors.markExited(h, SESSION, "old", "failed", "late exit"))).isFalse();
 
-    assertThat(executors.find(SESSION).orElseThrow().status()).isEqualTo("starting");
-    assertThat(executors.find(SESSION).orElseThrow().pid()).isEqualTo(2L);
+    assertThat(db.tx((Handle h) -> executors.find(h, SESSION)).orElseThrow().status()).isEqualTo("starting");
+    assertThat(db.tx((Handle h) -> executors.find(h, SESSION)).orElseThrow().pid()).isEqualTo(2L);
   }
 
   @Test
   void replayIsMatchedAgainstThePersistedTranscript() {
     db.fixtures().sessionWithToken(SESSION, SessionState.RUNNING, TOKEN);
-    TranscriptStore transcript = new TranscriptStore(db.dataSource());
-    transcript.appendLive(SESSION, List.of(new TranscriptMessage("user", "ok", null)));
-    transcript.appendLive(SESSION, List.of(new TranscriptMessage("agent", "done", "m1")));
-    transcript.appendLive(SESSION, List.of(new TranscriptMessage("user", "ok", null)));
+    TranscriptStore transcript = new TranscriptStore();
+    db.tx(h -> transcript.appendLive(h, SESSION, List.of(new TranscriptMessage("user", "ok", null))));
+    db.tx(h -> transcript.appendLive(h, SESSION, List.of(new TranscriptMessage("agent", "done", "m1"))));
+    db.tx(h -> transcript.appendLive(h, SESSION, List.of(new TranscriptMessage("user", "ok", null))));
 
-    int inserted = transcript.recordReplay(SESSION, List.of(
+    int inserted = db.tx(h -> transcript.recordReplay(h, SESSION, List.of(
         new TranscriptMessage("user", "ok", "agent-id-u1"),
         new TranscriptMessage("agent", "done", "m1"),
         new TranscriptMessage("user", "ok", "agent-id-u2"),
-        new TranscriptMessage("agent", "new reply", "m2")));
-    int again = transcript.recordReplay(SESSION, List.of(
-        new TranscriptMessage("user", "ok", "agent-id-u2"), new TranscriptMessage("agent", "new reply", "m2")));
+        new TranscriptMessage("agent", "new reply", "m2"))));
+    int again = db.tx(h -> transcript.recordReplay(h, SESSION, List.of(
+        new TranscriptMessage("user", "ok", "agent-id-u2"), new TranscriptMessage("agent", "new reply", "m2"))));
 
     assertThat(inserted).isEqualTo(1);
     assertThat(again).isZero();
-    assertThat(transcript.list(SESSION)).extracting(TranscriptEntry::ordinal, TranscriptEntry::content)
+    assertThat(db.tx((Handle h) -> TestStores.transcript(h, SESSION))).extracting(TranscriptEntry::ordinal, TranscriptEntry::content)
         .containsExactly(
             org.assertj.core.groups.Tuple.tuple(1, "ok"), org.assertj.core.groups.Tuple.tuple(2, "done"),
             org.assertj.core.groups.Tuple.tuple(3, "ok"), org.assertj.core.groups.Tuple.tuple(4, "new reply"));
@@ -105,11 +106,11 @@ class AcpStoresTest {
   @Test
   void identicalLiveMessagesAreKeptApart() {
     db.fixtures().sessionWithToken(SESSION, SessionState.RUNNING, TOKEN);
-    TranscriptStore transcript = new TranscriptStore(db.dataSource());
+    TranscriptStore transcript = new TranscriptStore();
 
-    transcript.appendLive(SESSION, List.of(new TranscriptMessage("user", "again", null)));
-    transcript.appendLive(SESSION, List.of(new TranscriptMessage("user", "again", null)));
+    db.tx(h -> transcript.appendLive(h, SESSION, List.of(new TranscriptMessage("user", "again", null))));
+    db.tx(h -> transcript.appendLive(h, SESSION, List.of(new TranscriptMessage("user", "again", null))));
 
-    assertThat(transcript.list(SESSION)).extracting(TranscriptEntry::dedupeKey).doesNotHaveDuplicates().hasSize(2);
+    assertThat(db.tx((Handle h) -> TestStores.transcript(h, SESSION))).extracting(TranscriptEntry::dedupeKey).doesNotHaveDuplicates().hasSize(2);
   }
 }

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kandev.recovery.activities.json.Json;
 import dev.kandev.recovery.activities.testing.TestDatabase;
+import org.jdbi.v3.core.Handle;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -26,10 +27,10 @@ class ConcurrentTransitionTest {
   @Test
   void sixteenThreadsRacingFailedToStartingHaveExactlyOneWinnerAndOneEvent() throws Exception {
     db.fixtures().sessionWithToken("s1", FAILED, "tok-1");
-    SessionStore sessions = new SessionStore(db.dataSource(), Json.mapper());
+    SessionStore sessions = new SessionStore(Json.mapper());
 
     List<TransitionResult> results = race(() ->
-        sessions.transition("s1", Set.of(FAILED), STARTING, "resume", "", Fence.none()));
+        db.tx(h -> sessions.transition(h, "s1", Set.of(FAILED), STARTING, "resume", "", Fence.none())));
 
     assertThat(results).filteredOn(TransitionResult::won).hasSize(1);
     assertThat(results).filteredOn(r -> !r.won())
@@ -41,14 +42,14 @@ class ConcurrentTransitionTest {
   @Test
   void aRestoreRacingATerminalWinnerNeverOverwritesIt() throws Exception {
     db.fixtures().sessionWithToken("s1", STARTING, "tok-1");
-    SessionStore sessions = new SessionStore(db.dataSource(), Json.mapper());
+    SessionStore sessions = new SessionStore(Json.mapper());
 
     List<TransitionResult> results = race(() -> Thread.currentThread().getId() % 2 == 0
-        ? sessions.transition("s1", Set.of(STARTING), COMPLETED, "agent finished", "", Fence.none())
-        : sessions.transition("s1", Set.of(STARTING), FAILED, "rollback", "launch failed", Fence.none()));
+        ? db.tx(h -> sessions.transition(h, "s1", Set.of(STARTING), COMPLETED, "agent finished", "", Fence.none()))
+        : db.tx(h -> sessions.transition(h, "s1", Set.of(STARTING), FAILED, "rollback", "launch failed", Fence.none())));
 
     assertThat(results).filteredOn(TransitionResult::won).hasSize(1);
-    assertThat(sessions.get("s1").state()).isIn(COMPLETED, FAILED);
+    assertThat(db.tx((Handle h) -> sessions.get(h, "s1")).state()).isIn(COMPLETED, FAILED);
     assertThat(db.fixtures().count("SELECT count(*) FROM session_events")).isEqualTo(1);
   }
 

@@ -31,7 +31,7 @@ class ResumeLockBenchmark {
   @Test
   void acquireReleaseCycles() throws Exception {
     BenchSessions.insert(db.fixtures(), THREADS, FAILED);
-    ResumeLockStore locks = new ResumeLockStore(db.dataSource());
+    ResumeLockStore locks = new ResumeLockStore();
     Table table = new Table("Resume lock (ResumeLockStore.acquire + release per op)", "ops/s");
 
     Load.run(1, CYCLES / 4, (thread, i) -> cycle(locks, BenchSessions.id(0), "warm-up"));
@@ -46,7 +46,7 @@ class ResumeLockBenchmark {
     Load.Result attempts = Load.run(THREADS, CYCLES / THREADS, (thread, i) -> {
       String owner = "owner-" + thread;
       long begin = System.nanoTime();
-      Optional<ResumeLock> lock = locks.acquire(BenchSessions.id(0), owner, TTL);
+      Optional<ResumeLock> lock = db.tx(h -> locks.acquire(h, BenchSessions.id(0), owner, TTL));
       acquisitions.add(System.nanoTime() - begin);
       if (lock.isPresent()) {
         if (holders.incrementAndGet() != 1) {
@@ -54,7 +54,7 @@ class ResumeLockBenchmark {
         }
         won.incrementAndGet();
         holders.decrementAndGet();
-        locks.release(BenchSessions.id(0), owner);
+        db.tx(h -> locks.release(h, BenchSessions.id(0), owner));
       }
     });
     table.row(THREADS + " threads, one session: attempts", attempts);
@@ -66,11 +66,11 @@ class ResumeLockBenchmark {
     table.print(Machine.describe(db.dataSource()));
   }
 
-  private static void cycle(ResumeLockStore locks, String sessionId, String owner) {
-    if (locks.acquire(sessionId, owner, TTL).isEmpty()) {
+  private void cycle(ResumeLockStore locks, String sessionId, String owner) {
+    if (db.tx(h -> locks.acquire(h, sessionId, owner, TTL)).isEmpty()) {
       throw new IllegalStateException("uncontended lock of " + sessionId + " was held");
     }
-    if (!locks.release(sessionId, owner)) {
+    if (!db.tx(h -> locks.release(h, sessionId, owner))) {
       throw new IllegalStateException("release of " + sessionId + " found no lock");
     }
   }

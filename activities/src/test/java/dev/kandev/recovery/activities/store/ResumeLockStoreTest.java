@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.kandev.recovery.activities.json.Json;
 import dev.kandev.recovery.activities.testing.TestDatabase;
+import org.jdbi.v3.core.Handle;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -31,8 +32,8 @@ class ResumeLockStoreTest {
   @BeforeEach
   void setUp() {
     db.fixtures().sessionWithToken("s1", FAILED, "tok-1");
-    locks = new ResumeLockStore(db.dataSource());
-    sessions = new SessionStore(db.dataSource(), Json.mapper());
+    locks = new ResumeLockStore();
+    sessions = new SessionStore(Json.mapper());
   }
 
   @Test
@@ -46,7 +47,7 @@ class ResumeLockStoreTest {
         String owner = "owner-" + i;
         futures.add(pool.submit(() -> {
           start.await(10, TimeUnit.SECONDS);
-          return locks.acquire("s1", owner, TTL);
+          return db.tx(h -> locks.acquire(h, "s1", owner, TTL));
         }));
       }
       int held = 0;
@@ -61,39 +62,39 @@ class ResumeLockStoreTest {
 
   @Test
   void reacquiringByTheSameOwnerKeepsTheTokenAndAnotherOwnerIsRefused() {
-    ResumeLock first = locks.acquire("s1", "run-a", TTL).orElseThrow();
+    ResumeLock first = db.tx(h -> locks.acquire(h, "s1", "run-a", TTL)).orElseThrow();
 
-    assertThat(locks.acquire("s1", "run-a", TTL)).get().extracting(ResumeLock::fencingToken).isEqualTo(first.fencingToken());
-    assertThat(locks.acquire("s1", "run-b", TTL)).isEmpty();
+    assertThat(db.tx((Handle h) -> locks.acquire(h, "s1", "run-a", TTL))).get().extracting(ResumeLock::fencingToken).isEqualTo(first.fencingToken());
+    assertThat(db.tx((Handle h) -> locks.acquire(h, "s1", "run-b", TTL))).isEmpty();
   }
 
   @Test
   void anExpiredLockIsTakenOverWithAStrictlyLargerFencingToken() {
-    ResumeLock old = locks.acquire("s1", "run-a", Duration.ofMillis(1)).orElseThrow();
+    ResumeLock old = db.tx(h -> locks.acquire(h, "s1", "run-a", Duration.ofMillis(1))).orElseThrow();
     db.fixtures().exec("UPDATE resume_locks SET expires_at = now() - interval '1 second'");
 
-    ResumeLock taken = locks.acquire("s1", "run-b", TTL).orElseThrow();
+    ResumeLock taken = db.tx(h -> locks.acquire(h, "s1", "run-b", TTL)).orElseThrow();
 
     assertThat(taken.fencingToken()).isGreaterThan(old.fencingToken());
-    assertThat(locks.renew(old, TTL)).isEmpty();
-    assertThat(locks.release("s1", "run-a")).isFalse();
-    assertThat(locks.current("s1")).get().extracting(ResumeLock::owner).isEqualTo("run-b");
+    assertThat(db.tx((Handle h) -> TestStores.renew(h, old, TTL))).isEmpty();
+    assertThat(db.tx((Handle h) -> locks.release(h, "s1", "run-a"))).isFalse();
+    assertThat(db.tx((Handle h) -> locks.current(h, "s1"))).get().extracting(ResumeLock::owner).isEqualTo("run-b");
   }
 
   @Test
   void tokensGrowAcrossReleaseAndReacquire() {
-    long first = locks.acquire("s1", "run-a", TTL).orElseThrow().fencingToken();
-    assertThat(locks.release("s1", "run-a")).isTrue();
-    assertThat(locks.release("s1", "run-a")).isFalse();
+    long first = db.tx(h -> locks.acquire(h, "s1", "run-a", TTL)).orElseThrow().fencingToken();
+    assertThat(db.tx((Handle h) -> locks.release(h, "s1", "run-a"))).isTrue();
+    assertThat(db.tx((Handle h) -> locks.release(h, "s1", "run-a"))).isFalse();
 
-    assertThat(locks.acquire("s1", "run-a", TTL).orElseThrow().fencingToken()).isGreaterThan(first);
+    assertThat(db.tx((Handle h) -> locks.acquire(h, "s1", "run-a", TTL)).orElseThrow().fencingToken()).isGreaterThan(first);
   }
 
   @Test
   void renewExtendsTheExpiryOfTheHolder() {
-    ResumeLock lock = locks.acquire("s1", "run-a", Duration.ofSeconds(1)).orElseThrow();
+    ResumeLock lock = db.tx(h -> locks.acquire(h, "s1", "run-a", Duration.ofSeconds(1))).orElseThrow();
 
-    ResumeLock renewed = locks.renew(lock, Duration.ofHours(1)).orElseThrow();
+    ResumeLock renewed = db.tx(h -> TestStores.renew(h, lock, Duration.ofHours(1))).orElseThrow();
 
     assertThat(renewed.expiresAt()).isAfter(lock.expiresAt());
     assertThat(renewed.fencingToken()).isEqualTo(lock.fencingToken());
@@ -101,25 +102,25 @@ class ResumeLockStoreTest {
 
   @Test
   void aGuardedWriteWithAStaleFencingTokenIsRejected() {
-    ResumeLock old = locks.acquire("s1", "run-a", TTL).orElseThrow();
+    ResumeLock old = db.tx(h -> locks.acquire(h, "s1", "run-a", TTL)).orElseThrow();
     db.fixtures().exec("UPDATE resume_locks SET expires_at = now() - interval '1 second'");
-    ResumeLock current = locks.acquire("s1", "run-b", TTL).orElseThrow();
-    SessionIdentityStore identities = new SessionIdentityStore(db.dataSource());
+    ResumeLock current = db.tx(h -> locks.acquire(h, "s1", "run-b", TTL)).orElseThrow();
+    SessionIdentityStore identities = new SessionIdentityStore();
 
-    TransitionResult stale = sessions.transition("s1", Set.of(FAILED), STARTING, "resume", "", old.fence());
-    assertThatThrownBy(() -> identities.clearForFreshStart("s1", old.fence())).isInstanceOf(StaleFenceException.class);
-    assertThat(sessions.writeMetadataEntry("s1", "note", null, Set.of(FAILED), old.fence()).outcome())
+    TransitionResult stale = db.tx(h -> sessions.transition(h, "s1", Set.of(FAILED), STARTING, "resume", "", old.fence()));
+    assertThatThrownBy(() -> db.run(h -> identities.clearForFreshStart(h, "s1", old.fence()))).isInstanceOf(StaleFenceException.class);
+    assertThat(db.tx((Handle h) -> sessions.writeMetadataEntry(h, "s1", "note", null, Set.of(FAILED), old.fence())).outcome())
         .isEqualTo(TransitionResult.Outcome.FENCED);
 
     assertThat(stale.outcome()).isEqualTo(TransitionResult.Outcome.FENCED);
-    assertThat(sessions.get("s1").state()).isEqualTo(FAILED);
-    assertThat(identities.read("s1").resumeToken()).isEqualTo("tok-1");
-    assertThat(sessions.transition("s1", Set.of(FAILED), STARTING, "resume", "", current.fence()).won()).isTrue();
+    assertThat(db.tx((Handle h) -> sessions.get(h, "s1")).state()).isEqualTo(FAILED);
+    assertThat(db.tx((Handle h) -> identities.read(h, "s1")).resumeToken()).isEqualTo("tok-1");
+    assertThat(db.tx((Handle h) -> sessions.transition(h, "s1", Set.of(FAILED), STARTING, "resume", "", current.fence())).won()).isTrue();
   }
 
   @Test
   void aLockNeedsAPositiveTimeToLive() {
-    assertThatThrownBy(() -> locks.acquire("s1", "run-a", Duration.ZERO))
+    assertThatThrownBy(() -> db.tx(h -> locks.acquire(h, "s1", "run-a", Duration.ZERO)))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("positive time to live");
   }

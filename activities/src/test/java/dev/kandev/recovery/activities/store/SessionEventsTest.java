@@ -20,13 +20,13 @@ class SessionEventsTest {
   @Test
   void aWonTransitionIsAnnouncedToListenersWithItsEvent() throws Exception {
     db.fixtures().sessionWithToken("s1", FAILED, "tok-1");
-    SessionStore sessions = new SessionStore(db.dataSource(), Json.mapper());
+    SessionStore sessions = new SessionStore(Json.mapper());
     try (Connection listener = db.dataSource().getConnection();
         Statement listen = listener.createStatement()) {
       listen.execute("LISTEN " + SessionStore.EVENTS_CHANNEL);
 
-      sessions.transition("s1", Set.of(FAILED), STARTING, "resume", "", Fence.none());
-      sessions.transition("s1", Set.of(FAILED), STARTING, "lost race", "", Fence.none());
+      db.tx(h -> sessions.transition(h, "s1", Set.of(FAILED), STARTING, "resume", "", Fence.none()));
+      db.tx(h -> sessions.transition(h, "s1", Set.of(FAILED), STARTING, "lost race", "", Fence.none()));
 
       PGNotification[] notes = listener.unwrap(PGConnection.class).getNotifications(10_000);
       assertThat(notes).hasSize(1);

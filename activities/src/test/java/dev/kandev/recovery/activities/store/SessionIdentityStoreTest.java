@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.kandev.recovery.activities.json.Json;
 import dev.kandev.recovery.activities.testing.TestDatabase;
+import org.jdbi.v3.core.Handle;
 import java.util.Set;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -21,21 +22,21 @@ class SessionIdentityStoreTest {
 
   @BeforeEach
   void setUp() {
-    identities = new SessionIdentityStore(db.dataSource());
-    sessions = new SessionStore(db.dataSource(), Json.mapper());
+    identities = new SessionIdentityStore();
+    sessions = new SessionStore(Json.mapper());
   }
 
   @Test
   void everyFailurePathOperationLeavesBothIdentitiesUnchanged() {
     db.fixtures().sessionWithToken("s1", FAILED, "tok-1");
 
-    sessions.transition("s1", Set.of(FAILED), STARTING, "resume", "", Fence.none());
-    sessions.writeMetadataEntry("s1", "git_credential_snapshot",
-        JsonNodeFactory.instance.objectNode().put("policy", "none"), Set.of(STARTING), Fence.none());
-    sessions.transition("s1", Set.of(STARTING), FAILED, "rollback", "agent exited before initialize", Fence.none());
-    sessions.writeMetadataEntry("s1", "git_credential_snapshot", null, Set.of(STARTING), Fence.none());
+    db.tx(h -> sessions.transition(h, "s1", Set.of(FAILED), STARTING, "resume", "", Fence.none()));
+    db.tx(h -> sessions.writeMetadataEntry(h, "s1", "git_credential_snapshot",
+        JsonNodeFactory.instance.objectNode().put("policy", "none"), Set.of(STARTING), Fence.none()));
+    db.tx(h -> sessions.transition(h, "s1", Set.of(STARTING), FAILED, "rollback", "agent exited before initialize", Fence.none()));
+    db.tx(h -> sessions.writeMetadataEntry(h, "s1", "git_credential_snapshot", null, Set.of(STARTING), Fence.none()));
 
-    assertThat(identities.read("s1")).isEqualTo(new SessionIdentity("tok-1", "tok-1"));
+    assertThat(db.tx((Handle h) -> identities.read(h, "s1"))).isEqualTo(new SessionIdentity("tok-1", "tok-1"));
   }
 
   @Test
@@ -43,48 +44,48 @@ class SessionIdentityStoreTest {
     db.fixtures().sessionWithToken("s1", WAITING_FOR_INPUT, "tok-1");
     db.fixtures().exec("UPDATE task_sessions SET metadata = jsonb_set(metadata, '{acp,title}', '\"t\"')");
 
-    identities.clearForFreshStart("s1", Fence.none());
+    db.run(h -> identities.clearForFreshStart(h, "s1", Fence.none()));
 
-    assertThat(identities.read("s1")).isEqualTo(new SessionIdentity("", ""));
-    assertThat(sessions.get("s1").metadata().path("acp").path("title").asText()).isEqualTo("t");
+    assertThat(db.tx((Handle h) -> identities.read(h, "s1"))).isEqualTo(new SessionIdentity("", ""));
+    assertThat(db.tx((Handle h) -> sessions.get(h, "s1")).metadata().path("acp").path("title").asText()).isEqualTo("t");
   }
 
   @Test
   void replacementWritesBothTogether() {
     db.fixtures().sessionWithToken("s1", STARTING, "tok-1");
 
-    identities.replaceAfterNewSession("s1", "tok-2", Fence.none());
+    db.run(h -> identities.replaceAfterNewSession(h, "s1", "tok-2", Fence.none()));
 
-    assertThat(identities.read("s1")).isEqualTo(new SessionIdentity("tok-2", "tok-2"));
-    assertThat(sessions.get("s1").acpSessionId()).contains("tok-2");
+    assertThat(db.tx((Handle h) -> identities.read(h, "s1"))).isEqualTo(new SessionIdentity("tok-2", "tok-2"));
+    assertThat(db.tx((Handle h) -> sessions.get(h, "s1")).acpSessionId()).contains("tok-2");
   }
 
   @Test
   void replacementCreatesTheRuntimeRowOfASessionThatNeverRan() {
     db.fixtures().task("t1", "ws-1", "TODO").session("s1", "t1", "test-agent", STARTING, "{}");
 
-    identities.replaceAfterNewSession("s1", "tok-new", Fence.none());
+    db.run(h -> identities.replaceAfterNewSession(h, "s1", "tok-new", Fence.none()));
 
-    assertThat(identities.read("s1")).isEqualTo(new SessionIdentity("tok-new", "tok-new"));
+    assertThat(db.tx((Handle h) -> identities.read(h, "s1"))).isEqualTo(new SessionIdentity("tok-new", "tok-new"));
   }
 
   @Test
   void aBlankReplacementIsRefusedAndChangesNothing() {
     db.fixtures().sessionWithToken("s1", STARTING, "tok-1");
 
-    assertThatThrownBy(() -> identities.replaceAfterNewSession("s1", " ", Fence.none()))
+    assertThatThrownBy(() -> db.run(h -> identities.replaceAfterNewSession(h, "s1", " ", Fence.none())))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("must not be blank");
-    assertThatThrownBy(() -> identities.replaceAfterNewSession("s1", null, Fence.none()))
+    assertThatThrownBy(() -> db.run(h -> identities.replaceAfterNewSession(h, "s1", null, Fence.none())))
         .isInstanceOf(IllegalArgumentException.class);
-    assertThat(identities.read("s1")).isEqualTo(new SessionIdentity("tok-1", "tok-1"));
+    assertThat(db.tx((Handle h) -> identities.read(h, "s1"))).isEqualTo(new SessionIdentity("tok-1", "tok-1"));
   }
 
   @Test
   void unknownSessionIsAClearErrorAndCreatesNoRow() {
-    assertThatThrownBy(() -> identities.replaceAfterNewSession("nope", "tok", Fence.none()))
+    assertThatThrownBy(() -> db.run(h -> identities.replaceAfterNewSession(h, "nope", "tok", Fence.none())))
         .isInstanceOf(UnknownSessionException.class);
-    assertThatThrownBy(() -> identities.read("nope")).isInstanceOf(UnknownSessionException.class);
+    assertThatThrownBy(() -> db.tx(h -> identities.read(h, "nope"))).isInstanceOf(UnknownSessionException.class);
     assertThat(db.fixtures().count("SELECT count(*) FROM executors_running")).isZero();
   }
 }

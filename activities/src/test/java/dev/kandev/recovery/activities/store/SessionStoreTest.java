@@ -16,6 +16,8 @@ import dev.kandev.recovery.activities.store.TransitionResult.Outcome;
 import dev.kandev.recovery.activities.testing.Fixtures;
 import dev.kandev.recovery.activities.testing.TestDatabase;
 import dev.kandev.recovery.workflows.model.SessionState;
+import dev.kandev.recovery.workflows.model.TaskState;
+import org.jdbi.v3.core.Handle;
 import java.util.EnumSet;
 import java.util.Set;
 import org.junit.jupiter.api.BeforeEach;
@@ -32,7 +34,7 @@ class SessionStoreTest {
 
   @BeforeEach
   void setUp() {
-    sessions = new SessionStore(db.dataSource(), Json.mapper());
+    sessions = new SessionStore(Json.mapper());
     fixtures = db.fixtures();
   }
 
@@ -44,10 +46,10 @@ class SessionStoreTest {
   void transitionFromAnExpectedStateWinsAndPublishesOneEvent() {
     session(FAILED);
 
-    TransitionResult result = sessions.transition("s1", Set.of(FAILED, CANCELLED), STARTING, "resume", "", Fence.none());
+    TransitionResult result = db.tx(h -> sessions.transition(h, "s1", Set.of(FAILED, CANCELLED), STARTING, "resume", "", Fence.none()));
 
     assertThat(result).isEqualTo(new TransitionResult(Outcome.APPLIED, FAILED, STARTING));
-    assertThat(sessions.get("s1").state()).isEqualTo(STARTING);
+    assertThat(db.tx((Handle h) -> sessions.get(h, "s1")).state()).isEqualTo(STARTING);
     assertThat(fixtures.string("SELECT from_state || '>' || to_state || ':' || reason FROM session_events"))
         .isEqualTo("FAILED>STARTING:resume");
   }
@@ -57,7 +59,7 @@ class SessionStoreTest {
     session(WAITING_FOR_INPUT);
     String before = fixtures.dump("task_sessions");
 
-    TransitionResult result = sessions.transition("s1", Set.of(FAILED), STARTING, "resume", "", Fence.none());
+    TransitionResult result = db.tx(h -> sessions.transition(h, "s1", Set.of(FAILED), STARTING, "resume", "", Fence.none()));
 
     assertThat(result).isEqualTo(new TransitionResult(Outcome.STATE_MISMATCH, WAITING_FOR_INPUT, WAITING_FOR_INPUT));
     assertThat(fixtures.dump("task_sessions")).isEqualTo(before);
@@ -67,13 +69,13 @@ class SessionStoreTest {
   @Test
   void restoreLosesToAnEarlierTerminalWinnerAndTheSessionStaysCompleted() {
     session(STARTING);
-    assertThat(sessions.transition("s1", Set.of(STARTING), COMPLETED, "agent finished", "", Fence.none()).won()).isTrue();
+    assertThat(db.tx((Handle h) -> sessions.transition(h, "s1", Set.of(STARTING), COMPLETED, "agent finished", "", Fence.none())).won()).isTrue();
 
-    TransitionResult restore = sessions.transition("s1", Set.of(STARTING), FAILED, "rollback", "boom", Fence.none());
+    TransitionResult restore = db.tx(h -> sessions.transition(h, "s1", Set.of(STARTING), FAILED, "rollback", "boom", Fence.none()));
 
     assertThat(restore.outcome()).isEqualTo(Outcome.STATE_MISMATCH);
     assertThat(restore.now()).isEqualTo(COMPLETED);
-    assertThat(sessions.get("s1").state()).isEqualTo(COMPLETED);
+    assertThat(db.tx((Handle h) -> sessions.get(h, "s1")).state()).isEqualTo(COMPLETED);
   }
 
   @ParameterizedTest
@@ -81,20 +83,20 @@ class SessionStoreTest {
   void aResumableTerminalStateOnlyLeavesTowardsStarting(SessionState terminal) {
     session(terminal);
 
-    assertThatThrownBy(() -> sessions.transition("s1", Set.of(terminal), WAITING_FOR_INPUT, "x", "", Fence.none()))
+    assertThatThrownBy(() -> db.tx(h -> sessions.transition(h, "s1", Set.of(terminal), WAITING_FOR_INPUT, "x", "", Fence.none())))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("only leaves its state through a resume to STARTING");
-    assertThat(sessions.transition("s1", Set.of(terminal), STARTING, "resume", "", Fence.none()).won()).isTrue();
+    assertThat(db.tx((Handle h) -> sessions.transition(h, "s1", Set.of(terminal), STARTING, "resume", "", Fence.none())).won()).isTrue();
   }
 
   @Test
   void completedNeverChanges() {
     session(COMPLETED);
 
-    assertThatThrownBy(() -> sessions.transition("s1", Set.of(COMPLETED), STARTING, "resume", "", Fence.none()))
+    assertThatThrownBy(() -> db.tx(h -> sessions.transition(h, "s1", Set.of(COMPLETED), STARTING, "resume", "", Fence.none())))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("COMPLETED session never changes");
-    assertThat(sessions.transition("s1", Set.of(FAILED), STARTING, "resume", "", Fence.none()).won()).isFalse();
+    assertThat(db.tx((Handle h) -> sessions.transition(h, "s1", Set.of(FAILED), STARTING, "resume", "", Fence.none())).won()).isFalse();
   }
 
   @Test
@@ -103,7 +105,7 @@ class SessionStoreTest {
 
     assertThatThrownBy(() -> fixtures.exec("UPDATE task_sessions SET state = 'RUNNING' WHERE id = 's1'"))
         .hasMessageContaining("terminal session only leaves its state through a resume to STARTING");
-    assertThat(sessions.get("s1").state()).isEqualTo(CANCELLED);
+    assertThat(db.tx((Handle h) -> sessions.get(h, "s1")).state()).isEqualTo(CANCELLED);
   }
 
   @Test
@@ -117,11 +119,11 @@ class SessionStoreTest {
     for (SessionState[] step : path) {
       SessionState wrong = EnumSet.complementOf(EnumSet.of(step[0], step[1], COMPLETED)).iterator().next();
       if (!wrong.isTerminal() || step[1] == STARTING) {
-        assertThat(sessions.transition("s1", Set.of(wrong), step[1], "wrong", "", Fence.none()).won())
+        assertThat(db.tx((Handle h) -> sessions.transition(h, "s1", Set.of(wrong), step[1], "wrong", "", Fence.none())).won())
             .as("%s -> %s from the wrong state %s", step[0], step[1], wrong)
             .isFalse();
       }
-      assertThat(sessions.transition("s1", Set.of(step[0]), step[1], "step", "", Fence.none()).won())
+      assertThat(db.tx((Handle h) -> sessions.transition(h, "s1", Set.of(step[0]), step[1], "step", "", Fence.none())).won())
           .as("%s -> %s", step[0], step[1])
           .isTrue();
     }
@@ -134,24 +136,63 @@ class SessionStoreTest {
     session(STARTING);
     var snapshot = JsonNodeFactory.instance.objectNode().put("policy", "github_app");
 
-    assertThat(sessions.writeMetadataEntry("s1", "git_credential_snapshot", snapshot, Set.of(STARTING), Fence.none()).applied())
+    assertThat(db.tx((Handle h) -> sessions.writeMetadataEntry(h, "s1", "git_credential_snapshot", snapshot, Set.of(STARTING), Fence.none())).applied())
         .isTrue();
-    sessions.transition("s1", Set.of(STARTING), CANCELLED, "user cancelled", "", Fence.none());
+    db.tx(h -> sessions.transition(h, "s1", Set.of(STARTING), CANCELLED, "user cancelled", "", Fence.none()));
     GuardedWriteResult late =
-        sessions.writeMetadataEntry("s1", "git_credential_snapshot", null, Set.of(STARTING), Fence.none());
+        db.tx(h -> sessions.writeMetadataEntry(h, "s1", "git_credential_snapshot", null, Set.of(STARTING), Fence.none()));
 
     assertThat(late).isEqualTo(new GuardedWriteResult(Outcome.STATE_MISMATCH, CANCELLED));
-    assertThat(sessions.get("s1").metadataEntry("git_credential_snapshot").orElseThrow().path("policy").asText())
+    assertThat(db.tx((Handle h) -> sessions.get(h, "s1")).metadataEntry("git_credential_snapshot").orElseThrow().path("policy").asText())
         .isEqualTo("github_app");
-    assertThat(sessions.get("s1").acpSessionId()).contains("tok-1");
+    assertThat(db.tx((Handle h) -> sessions.get(h, "s1")).acpSessionId()).contains("tok-1");
+  }
+
+  private TransitionResult settle(Handle h, String sessionId) {
+    return sessions.settle(h, sessionId, Set.of(STARTING), Set.of(TaskState.IN_PROGRESS), "resume settled", "", Fence.none());
+  }
+
+  @Test
+  void settleMovesTheSessionAndItsTaskTogether() {
+    fixtures.task("t1", "ws-1", "IN_PROGRESS").session("s1", "t1", "test-agent", STARTING, "{}");
+
+    TransitionResult settled = db.tx(h -> settle(h, "s1"));
+
+    assertThat(settled.won()).isTrue();
+    assertThat(fixtures.string("SELECT s.state || '/' || t.state FROM task_sessions s JOIN tasks t ON t.id = s.task_id"))
+        .isEqualTo("WAITING_FOR_INPUT/REVIEW");
+  }
+
+  @Test
+  void aSettleThatLosesLeavesTheTaskAlone() {
+    fixtures.task("t1", "ws-1", "IN_PROGRESS").session("s1", "t1", "test-agent", CANCELLED, "{}");
+
+    TransitionResult settled = db.tx(h -> settle(h, "s1"));
+
+    assertThat(settled.outcome()).isEqualTo(Outcome.STATE_MISMATCH);
+    assertThat(fixtures.string("SELECT state FROM tasks WHERE id = 't1'")).isEqualTo("IN_PROGRESS");
+  }
+
+  @Test
+  void aSettleWhoseTaskWriteFailsLeavesTheSessionStarting() {
+    fixtures.task("t1", "ws-1", "IN_PROGRESS").session("s1", "t1", "test-agent", STARTING, "{}");
+    fixtures.exec("CREATE FUNCTION refuse_task_write() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'task write refused'; END $$"
+        + " LANGUAGE plpgsql");
+    fixtures.exec("CREATE TRIGGER refuse_task_write BEFORE UPDATE ON tasks FOR EACH ROW EXECUTE FUNCTION refuse_task_write()");
+
+    assertThatThrownBy(() -> db.tx(h -> settle(h, "s1")))
+        .isInstanceOf(StoreException.class)
+        .hasMessageContaining("task write refused");
+    assertThat(db.tx((Handle h) -> sessions.get(h, "s1")).state()).isEqualTo(STARTING);
+    assertThat(fixtures.count("SELECT count(*) FROM session_events")).isZero();
   }
 
   @Test
   void unknownSessionIsAClearErrorAndWritesNothing() {
-    assertThatThrownBy(() -> sessions.transition("nope", Set.of(FAILED), STARTING, "resume", "", Fence.none()))
+    assertThatThrownBy(() -> db.tx(h -> sessions.transition(h, "nope", Set.of(FAILED), STARTING, "resume", "", Fence.none())))
         .isInstanceOf(UnknownSessionException.class)
         .hasMessage("unknown session 'nope'");
-    assertThatThrownBy(() -> sessions.get("nope")).isInstanceOf(UnknownSessionException.class);
+    assertThatThrownBy(() -> db.tx(h -> sessions.get(h, "nope"))).isInstanceOf(UnknownSessionException.class);
     assertThat(fixtures.count("SELECT count(*) FROM session_events")).isZero();
   }
 
@@ -167,9 +208,9 @@ class SessionStoreTest {
     session(STARTING);
     String before = fixtures.dump("task_sessions");
 
-    assertThatThrownBy(() -> sessions.writeMetadataEntry("s1", "acp", JsonNodeFactory.instance.textNode("x"), Set.of(STARTING), Fence.none()))
+    assertThatThrownBy(() -> db.tx(h -> sessions.writeMetadataEntry(h, "s1", "acp", JsonNodeFactory.instance.textNode("x"), Set.of(STARTING), Fence.none())))
         .hasMessageContaining("not writable here");
-    assertThatThrownBy(() -> sessions.writeMetadataEntry("s1", "../x", JsonNodeFactory.instance.textNode("x"), Set.of(STARTING), Fence.none()))
+    assertThatThrownBy(() -> db.tx(h -> sessions.writeMetadataEntry(h, "s1", "../x", JsonNodeFactory.instance.textNode("x"), Set.of(STARTING), Fence.none())))
         .hasMessageContaining("not writable here");
     assertThatThrownBy(() -> fixtures.exec("UPDATE task_sessions SET metadata = '[1]'::jsonb WHERE id = 's1'"))
         .hasMessageContaining("check constraint");

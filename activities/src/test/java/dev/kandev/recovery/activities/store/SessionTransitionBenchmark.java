@@ -42,7 +42,7 @@ class SessionTransitionBenchmark {
   void guardedTransitions() throws Exception {
     BenchSessions.insert(db.fixtures(), SESSIONS, FAILED);
     db.fixtures().sessionWithToken("contended", FAILED, "tok-1");
-    SessionStore sessions = new SessionStore(db.dataSource(), Json.mapper());
+    SessionStore sessions = new SessionStore(Json.mapper());
     Table table = new Table("Guarded transitions (SessionStore.transition, one transition per op)", "ops/s");
 
     Load.run(1, WARM_UP_CYCLES, (thread, i) -> cycle(sessions, BenchSessions.id(i)));
@@ -63,12 +63,12 @@ class SessionTransitionBenchmark {
     table.print(Machine.describe(db.dataSource()));
   }
 
-  private static void cycle(SessionStore sessions, String sessionId) {
+  private void cycle(SessionStore sessions, String sessionId) {
     move(sessions, sessionId, FAILED, STARTING);
     move(sessions, sessionId, STARTING, FAILED);
   }
 
-  private static void timedCycle(SessionStore sessions, String sessionId, Latencies latencies) {
+  private void timedCycle(SessionStore sessions, String sessionId, Latencies latencies) {
     for (SessionState[] step : new SessionState[][] {{FAILED, STARTING}, {STARTING, FAILED}}) {
       long begin = System.nanoTime();
       move(sessions, sessionId, step[0], step[1]);
@@ -76,21 +76,21 @@ class SessionTransitionBenchmark {
     }
   }
 
-  private static void move(SessionStore sessions, String sessionId, SessionState from, SessionState to) {
-    TransitionResult result = sessions.transition(sessionId, Set.of(from), to, "benchmark", "", Fence.none());
+  private void move(SessionStore sessions, String sessionId, SessionState from, SessionState to) {
+    TransitionResult result = db.tx(h -> sessions.transition(h, sessionId, Set.of(from), to, "benchmark", "", Fence.none()));
     if (!result.won()) {
       throw new IllegalStateException(sessionId + " " + from + ">" + to + " lost: " + result);
     }
   }
 
   /** Rounds of {@link #RACERS} threads on one session; returns rounds per second. */
-  private static double race(SessionStore sessions, Latencies rounds) throws Exception {
+  private double race(SessionStore sessions, Latencies rounds) throws Exception {
     ExecutorService pool = Executors.newFixedThreadPool(RACERS);
     try {
       CyclicBarrier start = new CyclicBarrier(RACERS);
       Callable<Boolean> racer = () -> {
         start.await(30, TimeUnit.SECONDS);
-        return sessions.transition("contended", Set.of(FAILED), STARTING, "benchmark", "", Fence.none()).won();
+        return db.tx(h -> sessions.transition(h, "contended", Set.of(FAILED), STARTING, "benchmark", "", Fence.none())).won();
       };
       long begin = System.nanoTime();
       for (int round = 0; round < ROUNDS; round++) {

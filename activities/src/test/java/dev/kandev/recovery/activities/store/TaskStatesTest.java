@@ -3,10 +3,12 @@ package dev.kandev.recovery.activities.store;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kandev.recovery.activities.testing.TestDatabase;
+import dev.kandev.recovery.workflows.model.SessionState;
 import dev.kandev.recovery.workflows.model.TaskState;
 import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.regex.Pattern;
+import org.jdbi.v3.core.Handle;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -28,14 +30,14 @@ class TaskStatesTest {
   @ParameterizedTest
   @EnumSource(TaskState.class)
   void eachStateIsStoredAsItsNameAndReadBack(TaskState state) {
-    TaskStore tasks = new TaskStore(db.dataSource());
+    TaskStore tasks = new TaskStore();
     TaskState other = state == TaskState.TODO ? TaskState.REVIEW : TaskState.TODO;
-    db.fixtures().task("t1", "ws-1", other.name());
+    db.fixtures().task("t1", "ws-1", other.name()).session("s1", "t1", "test-agent", SessionState.CREATED, "{}");
 
-    assertThat(tasks.transitionTask("t1", EnumSet.of(state), other)).as("not in %s", state).isFalse();
-    assertThat(tasks.transitionTask("t1", EnumSet.of(other), state)).isTrue();
+    assertThat(db.tx((Handle h) -> tasks.transitionTaskOf(h, "s1", EnumSet.of(state), other))).as("not in %s", state).isFalse();
+    assertThat(db.tx((Handle h) -> tasks.transitionTaskOf(h, "s1", EnumSet.of(other), state))).isTrue();
 
     assertThat(db.fixtures().string("SELECT state FROM tasks WHERE id = ?", "t1")).isEqualTo(state.name());
-    assertThat(tasks.taskState("t1")).contains(state);
+    assertThat(db.tx((Handle h) -> TestStores.taskState(h, "t1"))).contains(state);
   }
 }

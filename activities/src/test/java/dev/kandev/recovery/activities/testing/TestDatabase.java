@@ -2,6 +2,7 @@ package dev.kandev.recovery.activities.testing;
 
 import dev.kandev.recovery.activities.store.Database;
 import dev.kandev.recovery.activities.store.DatabaseSettings;
+import dev.kandev.recovery.activities.store.Transactions;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -45,6 +46,21 @@ public final class TestDatabase implements BeforeEachCallback, AfterEachCallback
 
   public DataSource dataSource() {
     return database.dataSource();
+  }
+
+  /** Where store operations get their transaction. */
+  public Transactions transactions() {
+    return database.transactions();
+  }
+
+  /** Runs store operations in one transaction (what a test does in one step). */
+  public <T> T tx(Transactions.Work<T> work) {
+    return database.transactions().inTransaction("test step", work);
+  }
+
+  /** {@link #tx} of operations that return nothing. */
+  public void run(Transactions.VoidWork work) {
+    database.transactions().run("test step", work);
   }
 
   public Fixtures fixtures() {

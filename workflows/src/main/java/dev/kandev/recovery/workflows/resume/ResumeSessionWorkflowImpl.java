@@ -115,7 +115,7 @@ public class ResumeSessionWorkflowImpl implements ResumeSessionWorkflow {
       CredentialLease lease = credentials.issueCredentialLease(sessionId);
 
       enter(ResumeStep.PERSIST_CREDENTIAL_SNAPSHOT, lease.describe());
-      saga.addCompensation(restorer::restoreCredentialSnapshot, sessionId, context.previousSnapshotJson(), attempt.fence);
+      saga.addCompensation(restorer::restoreCredentialSnapshot, sessionId, context.previousSnapshot(), attempt.fence);
       sessions.persistCredentialSnapshot(sessionId, lease.snapshot(), attempt.fence);
 
       enter(ResumeStep.LAUNCH_AGENT, attempt.hasToken() ? "session/load " + context.resumeToken() : "session/new");

@@ -33,8 +33,9 @@ public interface SessionActivities {
   void persistCredentialSnapshot(String sessionId, GitCredentialSnapshot snapshot, long fencingToken);
 
   /**
-   * {@code STARTING → WAITING_FOR_INPUT} (a resumed agent is idle: no prompt is re-sent); a task that
-   * was IN_PROGRESS moves to REVIEW, the Turn Finished bucket.
+   * {@code STARTING → WAITING_FOR_INPUT} (a resumed agent is idle: no prompt is re-sent) and, in the
+   * same transaction, a task that was IN_PROGRESS or SCHEDULING moves to REVIEW, the Turn Finished
+   * bucket: both or neither.
    */
   SessionState settleSession(String sessionId, long fencingToken);
 
@@ -44,6 +45,6 @@ public interface SessionActivities {
    */
   SessionState restorePriorState(String sessionId, SessionState priorState, String errorMessage, long fencingToken);
 
-  /** Compensation: puts back the snapshot JSON of before this attempt (null: none), only while STARTING. */
-  void restoreCredentialSnapshot(String sessionId, String previousSnapshotJson, long fencingToken);
+  /** Compensation: puts back the snapshot of before this attempt (null: removes it), only while STARTING. */
+  void restoreCredentialSnapshot(String sessionId, GitCredentialSnapshot previousSnapshot, long fencingToken);
 }

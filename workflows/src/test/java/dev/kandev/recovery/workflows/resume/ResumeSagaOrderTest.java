@@ -182,7 +182,7 @@ class ResumeSagaOrderTest {
     @Override public void releaseResumeLock(String sessionId, String owner) { call("releaseResumeLock"); }
     @Override public ResumeContext readResumeContext(String sessionId, ResumeMode mode) {
       call("readResumeContext");
-      return new ResumeContext(sessionId, "t1", "ws-1", "test-agent", SessionState.FAILED, "tok-1", null, "");
+      return new ResumeContext(sessionId, "t1", "test-agent", SessionState.FAILED, "tok-1", null, "");
     }
     @Override public void clearIdentityForFreshStart(String sessionId, long fence) { call("clearIdentityForFreshStart"); }
     @Override public void markStarting(String sessionId, SessionState prior, String reason, long fence) { call("markStarting"); }
@@ -192,7 +192,7 @@ class ResumeSagaOrderTest {
       call("restorePriorState");
       return prior;
     }
-    @Override public void restoreCredentialSnapshot(String sessionId, String previousJson, long fence) { call("restoreCredentialSnapshot"); }
+    @Override public void restoreCredentialSnapshot(String sessionId, GitCredentialSnapshot previous, long fence) { call("restoreCredentialSnapshot"); }
     @Override public CredentialLease issueCredentialLease(String sessionId) {
       call("issueCredentialLease");
       return new CredentialLease(List.of(), new GitCredentialSnapshot(1, "none", null, null, null, null, null, null, null, "default", "2026-01-01T00:00:00Z"));

@@ -1,0 +1,84 @@
+package dev.kandev.recovery.activities.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+import dev.kandev.recovery.activities.testing.TestDatabase;
+import dev.kandev.recovery.workflows.model.SessionState;
+import org.jdbi.v3.core.Handle;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+class TransactionsTest {
+  @RegisterExtension final TestDatabase db = new TestDatabase();
+
+  @BeforeEach
+  void session() {
+    db.fixtures().sessionWithToken("s1", SessionState.FAILED, "tok-1");
+  }
+
+  private static String errorOf(Handle h) {
+    return h.createQuery("SELECT error_message FROM task_sessions WHERE id = 's1'").mapTo(String.class).one();
+  }
+
+  private void commitElsewhere(String error) {
+    db.fixtures().exec("UPDATE task_sessions SET error_message = ? WHERE id = 's1'", error);
+  }
+
+  @Test
+  void aSnapshotSeesOneStateWhileOthersCommit() {
+    String[] reads = db.transactions().inSnapshot("read twice", h -> {
+      String first = errorOf(h);
+      commitElsewhere("changed meanwhile");
+      return new String[] {first, errorOf(h)};
+    });
+
+    assertThat(reads).containsExactly("", "");
+  }
+
+  @Test
+  void aPlainTransactionSeesWhatOthersCommitted() {
+    String[] reads = db.transactions().inTransaction("read twice", h -> {
+      String first = errorOf(h);
+      commitElsewhere("changed meanwhile");
+      return new String[] {first, errorOf(h)};
+    });
+
+    assertThat(reads).containsExactly("", "changed meanwhile");
+  }
+
+  @Test
+  void aSnapshotCannotWrite() {
+    assertThatThrownBy(() -> db.transactions().inSnapshot("write in a snapshot",
+            h -> h.execute("UPDATE task_sessions SET error_message = 'x'")))
+        .isInstanceOf(StoreException.class)
+        .hasMessageContaining("read-only transaction");
+    assertThat(db.fixtures().string("SELECT error_message FROM task_sessions WHERE id = 's1'")).isEmpty();
+  }
+
+  @Test
+  void aFailedWorkRollsBackEverythingItWrote() {
+    assertThatThrownBy(() -> db.transactions().run("two writes", h -> {
+      h.execute("UPDATE task_sessions SET error_message = 'first' WHERE id = 's1'");
+      throw new IllegalStateException("second write refused");
+    })).isInstanceOf(IllegalStateException.class).hasMessage("second write refused");
+
+    assertThat(db.fixtures().string("SELECT error_message FROM task_sessions WHERE id = 's1'")).isEmpty();
+  }
+
+  @Test
+  void aDatabaseFailureIsAStoreExceptionNamedByItsStepWithoutTheBoundValues() {
+    Throwable failure = catchThrowable(() -> db.transactions().inTransaction(
+        "read a column that is not there",
+        h -> h.createQuery("SELECT nope FROM task_sessions WHERE id = :id").bind("id", "needle-value").mapToMap().list()));
+
+    assertThat(failure).isInstanceOf(StoreException.class)
+        .hasMessageStartingWith("read a column that is not there failed: ")
+        .hasMessageContaining("nope");
+    for (Throwable t = failure; t != null; t = t.getCause()) {
+      assertThat(String.valueOf(t.getMessage())).doesNotContain("needle-value");
+    }
+  }
+}
