@@ -29,7 +29,6 @@ import io.temporal.api.history.v1.HistoryEvent;
 import io.temporal.client.WorkflowClient;
 import io.temporal.common.WorkflowExecutionHistory;
 import io.temporal.testserver.TestServer;
-import io.temporal.worker.Worker;
 import io.temporal.worker.WorkerFactory;
 import java.io.IOException;
 import java.io.UncheckedIOException;
