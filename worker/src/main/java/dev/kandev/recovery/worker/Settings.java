@@ -10,7 +10,7 @@ import dev.kandev.recovery.worker.dev.DevSettings;
 import dev.kandev.recovery.worker.limits.LaunchLimits;
 import dev.kandev.recovery.workflows.RecoveryIds;
 import dev.kandev.recovery.workflows.RecoveryTaskQueue;
-import dev.kandev.recovery.workflows.resume.HostWait;
+import dev.kandev.recovery.workflows.HostWait;
 import dev.kandev.recovery.workflows.resume.LaunchHeartbeat;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;

@@ -7,6 +7,7 @@ import static dev.kandev.recovery.workflows.RecoverySearchAttributes.TASK_ID;
 
 import dev.kandev.recovery.workflows.ExpectedFailures;
 import dev.kandev.recovery.workflows.FailureType;
+import dev.kandev.recovery.workflows.HostWait;
 import dev.kandev.recovery.workflows.InvalidRequest;
 import dev.kandev.recovery.workflows.RecoveryIds;
 import dev.kandev.recovery.workflows.RecoveryTaskQueue;

@@ -6,7 +6,7 @@ import dev.kandev.recovery.workflows.InvalidRequest;
 import dev.kandev.recovery.workflows.RecoveryIds;
 import dev.kandev.recovery.workflows.RecoverySearchAttributes;
 import dev.kandev.recovery.workflows.RecoveryTaskQueue;
-import dev.kandev.recovery.workflows.resume.HostWait;
+import dev.kandev.recovery.workflows.HostWait;
 import io.temporal.activity.ActivityOptions;
 import io.temporal.api.enums.v1.TimeoutType;
 import io.temporal.common.RetryOptions;

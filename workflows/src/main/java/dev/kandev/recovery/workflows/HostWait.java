@@ -1,4 +1,4 @@
-package dev.kandev.recovery.workflows.resume;
+package dev.kandev.recovery.workflows;
 
 import java.time.Duration;
 
