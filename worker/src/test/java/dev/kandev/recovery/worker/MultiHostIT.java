@@ -60,7 +60,7 @@ class MultiHostIT {
       tokenOf.put(resume.getKey(), resume.getValue().await(RESUME).providerSessionId());
     }
     RecordedHistories.recordIfAsked(cluster.client().fetchHistory(resumes.get("s0").workflowId(), resumes.get("s0").runId()),
-        "real-server-resume-on-host");
+        "local-steps-resume-on-host");
     for (String sessionId : hostOf.keySet()) {
       String host = hostOf.get(sessionId);
       assertThat(createdOn(tokenOf.get(sessionId))).as("host of the agent of %s", sessionId).isEqualTo(host);
@@ -124,7 +124,7 @@ class MultiHostIT {
       ResumeHandle resume = cluster.start(sessionId, ResumeMode.RESUME);
       ResumeFailure failure = RecoveryCluster.awaitFailure(resume, RESUME);
       RecordedHistories.recordIfAsked(cluster.client().fetchHistory(resume.workflowId(), resume.runId()),
-          "real-server-resume-host-unavailable");
+          "local-steps-resume-host-unavailable");
       assertThat(failure.failureType()).isEqualTo(FailureType.AGENT_HOST_UNAVAILABLE.type());
       assertThat(failure.step()).isEqualTo(ResumeStep.LAUNCH_AGENT);
       assertThat(failure.message()).contains("no worker of host h2 took the launch within 20 s");

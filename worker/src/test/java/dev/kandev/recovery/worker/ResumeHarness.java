@@ -25,7 +25,6 @@ import dev.kandev.recovery.workflows.resume.ResumeRequest;
 import dev.kandev.recovery.workflows.resume.ResumeResult;
 import dev.kandev.recovery.workflows.runtime.BuiltInAgents;
 import dev.kandev.recovery.workflows.testing.HistorySecrets;
-import io.temporal.api.history.v1.HistoryEvent;
 import io.temporal.client.WorkflowClient;
 import io.temporal.common.WorkflowExecutionHistory;
 import io.temporal.testserver.TestServer;
@@ -244,22 +243,9 @@ final class ResumeHarness implements AutoCloseable {
     return client.fetchHistory(ResumeRequest.workflowId(sessionId));
   }
 
-  /**
-   * Each activity of the session's latest resume as "ActivityType@identity of the worker that ran
-   * its last attempt", in the order they were scheduled.
-   */
+  /** Each step of the session's latest resume, as {@link HistorySteps} names them. */
   List<String> activityWorkers(String sessionId) {
-    Map<Long, String> types = new HashMap<>();
-    List<String> ran = new ArrayList<>();
-    for (HistoryEvent event : history(sessionId).getEvents()) {
-      if (event.hasActivityTaskScheduledEventAttributes()) {
-        types.put(event.getEventId(), event.getActivityTaskScheduledEventAttributes().getActivityType().getName());
-      } else if (event.hasActivityTaskStartedEventAttributes()) {
-        var started = event.getActivityTaskStartedEventAttributes();
-        ran.add(types.get(started.getScheduledEventId()) + "@" + started.getIdentity());
-      }
-    }
-    return ran;
+    return HistorySteps.of(history(sessionId));
   }
 
   /**

@@ -82,7 +82,7 @@ class ResumeSessionWorkflowTest {
     assertThat(failure.sessionState()).isEqualTo(FAILED);
     assertRecoverable("s1", FAILED, token);
     assertThat(db.tx((Handle h) -> harness.components().sessions.get(h, "s1")).errorMessage()).contains("AGENT_EXITED_BEFORE_INITIALIZE");
-    RecordedHistories.recordIfAsked(harness.history("s1"), "resume-launch-failure-compensated");
+    RecordedHistories.recordIfAsked(harness.history("s1"), "local-steps-resume-launch-failure-compensated");
 
     harness.agentMode("normal");
     ResumeResult next = harness.resume("s1", ResumeMode.RESUME);
@@ -131,7 +131,7 @@ class ResumeSessionWorkflowTest {
     String leaseToken = leaseReply.replaceAll("(?s).*KANDEV_CREDENTIAL_LEASE=([A-Za-z0-9_-]{43}).*", "$1");
     assertThat(leaseToken).hasSize(43);
     harness.knownSecret(leaseToken);
-    RecordedHistories.recordIfAsked(harness.history("s1"), "resume-success-github");
+    RecordedHistories.recordIfAsked(harness.history("s1"), "local-steps-resume-success-github");
   }
 
   @Test
@@ -171,7 +171,7 @@ class ResumeSessionWorkflowTest {
     assertThat(failure.failureType()).isEqualTo("CREDENTIAL_SCOPE_DENIED");
     assertThat(statesAtLeaseBoundary).containsExactly(STARTING);
     assertRecoverable("s1", FAILED, token);
-    RecordedHistories.recordIfAsked(harness.history("s1"), "resume-credential-rejected");
+    RecordedHistories.recordIfAsked(harness.history("s1"), "local-steps-resume-credential-rejected");
   }
 
   @Test
@@ -197,7 +197,7 @@ class ResumeSessionWorkflowTest {
     assertThat(fresh.loaded()).isFalse();
     assertThat(fresh.providerSessionId()).isNotEqualTo(old).isNotBlank();
     assertThat(harness.identity("s1")).isEqualTo(new SessionIdentity(fresh.providerSessionId(), fresh.providerSessionId()));
-    RecordedHistories.recordIfAsked(harness.history("s1"), "resume-start-fresh");
+    RecordedHistories.recordIfAsked(harness.history("s1"), "local-steps-resume-start-fresh");
   }
 
   @Test

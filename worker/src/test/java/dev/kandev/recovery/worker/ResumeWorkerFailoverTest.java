@@ -24,6 +24,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * A worker that dies mid-saga, after the session was moved to STARTING: another worker on the same
@@ -67,18 +69,55 @@ class ResumeWorkerFailoverTest {
 
     Components replacement = harness.replaceWorker("worker-b");
     ResumeResult result = resume.await(Duration.ofMinutes(2));
-    RecordedHistories.recordIfAsked(harness.history("s1"), "real-server-resume-worker-died-after-starting");
+    RecordedHistories.recordIfAsked(harness.history("s1"), "local-steps-resume-worker-died-after-starting");
 
     assertThat(result.finalState()).isEqualTo(WAITING_FOR_INPUT);
     assertThat(result.loaded()).isTrue();
     assertThat(result.providerSessionId()).isEqualTo(token);
     assertThat(replacement.agentHost().isRunning("s1")).as("the replacement launched the agent").isTrue();
-    assertThat(harness.activityWorkers("s1")).containsExactly("AcquireResumeLock@worker-a", "ReadResumeContext@worker-a",
-        "MarkStarting@worker-b", "IssueCredentialLease@worker-b", "PersistCredentialSnapshot@worker-b",
-        "LaunchAgent@worker-b", "SettleSession@worker-b", "ReleaseResumeLock@worker-b");
+    assertThat(harness.activityWorkers("s1")).containsExactly(
+        "AcquireResumeLock@worker-a (local)", "ReadResumeContext@worker-a (local)",
+        "MarkStarting@worker-b", "IssueCredentialLease@worker-b", "PersistCredentialSnapshot@worker-b (local)",
+        "LaunchAgent@worker-b", "SettleSession@worker-b (local)", "ReleaseResumeLock@worker-b");
     assertThat(harness.transitions("s1")).endsWith("FAILED>STARTING", "STARTING>WAITING_FOR_INPUT");
     assertThat(harness.transitions("s1")).filteredOn("FAILED>STARTING"::equals).hasSize(1);
     assertThat(harness.snapshotJson("s1")).contains("github_app");
+    assertThat(harness.identity("s1")).isEqualTo(new SessionIdentity(token, token));
+    assertThat(harness.lockHeld("s1")).isFalse();
+  }
+
+  /**
+   * A local step's result is recorded only with the workflow task that ran it: a worker that dies
+   * after the step's effect committed, before that task completed, leaves the step to run again on
+   * the replacement. The lock is taken again with the same fence, the context read again before
+   * anything changed, the settle recognised as its own applied write: the session moves to STARTING
+   * and out of it exactly once, and the resume ends settled with its token.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"readResumeContext", "settleSession"})
+  void aWorkerDyingAfterALocalStepCommittedIsReplacedAndTheStepRunsAgain(String localStep) throws Exception {
+    String token = harness.establishedSession("s1", FAILED);
+    CountDownLatch dying = new CountDownLatch(1);
+    hooks.after(localStep, once(() -> {
+      dying.countDown();
+      hangUntilKilled();
+    }));
+    ResumeHandle resume = harness.start("s1", ResumeMode.RESUME);
+    assertThat(dying.await(1, TimeUnit.MINUTES)).as("the first worker ran " + localStep).isTrue();
+
+    harness.replaceWorker("worker-b");
+    ResumeResult result = resume.await(Duration.ofMinutes(2));
+    if (localStep.equals("settleSession")) {
+      RecordedHistories.recordIfAsked(harness.history("s1"), "local-steps-resume-worker-died-after-settling");
+    }
+
+    assertThat(result.finalState()).isEqualTo(WAITING_FOR_INPUT);
+    assertThat(result.loaded()).isTrue();
+    assertThat(result.providerSessionId()).isEqualTo(token);
+    String type = Character.toUpperCase(localStep.charAt(0)) + localStep.substring(1);
+    assertThat(harness.activityWorkers("s1")).contains(type + "@worker-b (local)").doesNotContain(type + "@worker-a (local)");
+    // Set up as WAITING_FOR_INPUT>FAILED; then this resume's two transitions, each once.
+    assertThat(harness.transitions("s1")).endsWith("WAITING_FOR_INPUT>FAILED", "FAILED>STARTING", "STARTING>WAITING_FOR_INPUT");
     assertThat(harness.identity("s1")).isEqualTo(new SessionIdentity(token, token));
     assertThat(harness.lockHeld("s1")).isFalse();
   }
@@ -96,7 +135,7 @@ class ResumeWorkerFailoverTest {
     harness.replaceWorker("worker-b");
     harness.agentMode("normal"); // the dead worker's agent may now finish its handshake: nobody wants it
     ResumeFailure failure = awaitFailure(resume);
-    RecordedHistories.recordIfAsked(harness.history("s1"), "real-server-resume-worker-died-during-launch");
+    RecordedHistories.recordIfAsked(harness.history("s1"), "local-steps-resume-worker-died-during-launch");
 
     // The launch is never retried by itself (its heartbeat stopped with the worker): the session
     // is back where it was, and the user's next Resume loads the same provider session.

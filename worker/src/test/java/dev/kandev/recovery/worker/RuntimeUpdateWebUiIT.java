@@ -64,7 +64,7 @@ class RuntimeUpdateWebUiIT {
     assertThat(ui.text()).contains("\"status\": \"SUCCEEDED\"", "Summary update kandev-test-agent",
         "Summary repair _npx tree of kandev-test-agent", "Summary retry update kandev-test-agent after repair",
         "Summary ACP initialize probe of kandev-test-agent");
-    assertThat(ui.scheduledActivities()).filteredOn(type -> !type.equals("RuntimeSaveJob"))
+    assertThat(ui.steps()).filteredOn(type -> !type.equals("RuntimeSaveJob"))
         .containsExactly("RuntimeRunUpdate", "RuntimeRepairExecutionCache", "RuntimeRunUpdate", "RuntimeProbeAcp");
     ui.screenshot("runtime-update-history");
   }

@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.function.Predicate;
 import org.openqa.selenium.By;
 import org.openqa.selenium.OutputType;
@@ -108,17 +109,23 @@ final class WebUi implements AutoCloseable {
     return rows;
   }
 
-  /** The activity types the history scheduled, oldest first (the table lists newest first). */
-  List<String> scheduledActivities() {
+  /**
+   * The steps the history shows, oldest first (the table lists newest first): each scheduled
+   * activity's type, and each local activity's type followed by " (local)".
+   */
+  List<String> steps() {
     new WebDriverWait(driver, PATIENCE).until(d -> !eventRows().isEmpty());
     List<String> types = new ArrayList<>();
     for (String row : eventRows()) {
-      int at = row.indexOf("Activity Task Scheduled Activity Type ");
-      if (at >= 0) {
-        types.add(0, row.substring(at + "Activity Task Scheduled Activity Type ".length()).split(" ")[0]);
-      }
+      typeAfter(row, "Activity Task Scheduled Activity Type ").ifPresent(type -> types.add(0, type));
+      typeAfter(row, "Local Activity Activity Type ").ifPresent(type -> types.add(0, type + " (local)"));
     }
     return types;
+  }
+
+  private static Optional<String> typeAfter(String row, String label) {
+    int at = row.indexOf(label);
+    return at < 0 ? Optional.empty() : Optional.of(row.substring(at + label.length()).split(" ")[0]);
   }
 
   /** Saves what the browser shows as {@code name}.png among the test's screenshots. */

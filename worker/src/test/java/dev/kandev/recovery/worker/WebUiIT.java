@@ -60,8 +60,10 @@ class WebUiIT {
 
     ui.workflow(resumed.workflowId(), resumed.runId(), "history").awaitText("Workflow Execution Completed");
     assertThat(ui.text()).contains("\"outcome\": \"RESUMED\"", "\"finalState\": \"WAITING_FOR_INPUT\"");
-    assertThat(ui.scheduledActivities()).containsExactly("AcquireResumeLock", "ReadResumeContext", "MarkStarting",
-        "IssueCredentialLease", "PersistCredentialSnapshot", "LaunchAgent", "SettleSession", "ReleaseResumeLock");
+    // The short store steps are local activities: the history shows them as "Local Activity" rows.
+    assertThat(ui.steps()).containsExactly("AcquireResumeLock (local)", "ReadResumeContext (local)", "MarkStarting",
+        "IssueCredentialLease", "PersistCredentialSnapshot (local)", "LaunchAgent", "SettleSession (local)",
+        "ReleaseResumeLock");
     ui.screenshot("finished-history");
     ui.workflow(resumed.workflowId(), resumed.runId(), "memo")
         .awaitText("Resume of session s1 (task t-s1, agent test-agent) from FAILED, reason user, requested by it");
@@ -70,7 +72,7 @@ class WebUiIT {
     ui.workflow(failed.workflowId(), failed.runId(), "history").awaitText("Workflow Execution Failed");
     assertThat(ui.text()).contains("resume failed at LAUNCH_AGENT (AGENT_EXITED_BEFORE_INITIALIZE)",
         "session now FAILED", "recovery actions: RESUME, START_FRESH");
-    assertThat(ui.scheduledActivities()).containsSubsequence("LaunchAgent", "StopAgent", "RestoreCredentialSnapshot",
+    assertThat(ui.steps()).containsSubsequence("LaunchAgent", "StopAgent", "RestoreCredentialSnapshot",
         "RevokeCredentialLeases", "RestorePriorState", "ReleaseResumeLock");
     ui.screenshot("failed-history");
 

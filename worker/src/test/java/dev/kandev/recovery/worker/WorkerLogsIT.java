@@ -109,7 +109,7 @@ class WorkerLogsIT {
     cluster.fixtures.exec("ALTER TABLE resume_locks_away RENAME TO resume_locks");
     handle.await(Duration.ofMinutes(2));
 
-    assertThat(worker.stderr()).contains("Activity failure", "activityType=AcquireResumeLock",
+    assertThat(worker.stderr()).contains("Local activity failure", "activityType=AcquireResumeLock",
         "relation \"resume_locks\" does not exist");
   }
 

@@ -2,6 +2,7 @@ package dev.kandev.recovery.workflows.resume;
 
 import io.temporal.activity.ActivityCancellationType;
 import io.temporal.activity.ActivityOptions;
+import io.temporal.activity.LocalActivityOptions;
 import io.temporal.common.RetryOptions;
 import java.time.Duration;
 
@@ -21,6 +22,16 @@ public final class ResumeActivityOptions {
                   .setMaximumInterval(Duration.ofSeconds(10))
                   .setMaximumAttempts(5)
                   .build())
+          .build();
+
+  /**
+   * The same store steps as local activities (see {@code ResumeSessionWorkflowImpl#storeSteps}): the
+   * same timeout and retries, run by the worker that runs the workflow task.
+   */
+  public static final LocalActivityOptions STORE_LOCAL =
+      LocalActivityOptions.newBuilder()
+          .setStartToCloseTimeout(STORE.getStartToCloseTimeout())
+          .setRetryOptions(STORE.getRetryOptions())
           .build();
 
   /** GitHub 5xx and timeouts are retried; authorization rejections are non-retryable failures. */

@@ -43,12 +43,17 @@ public class ResumeSessionWorkflowImpl implements ResumeSessionWorkflow {
   private static final Logger log = Workflow.getLogger(ResumeSessionWorkflowImpl.class);
   /** Version 1: the launch and the agent's stop go to the session's host queues (before: the shared queue). */
   static final String HOST_QUEUES = "host-queues";
+  /** Version 1: the lock, the context and the re-runnable writes run as local activities (before: activities). */
+  static final String LOCAL_STORE_STEPS = "local-store-steps";
 
   private final ResumeLockActivities locks = Workflow.newActivityStub(ResumeLockActivities.class, ResumeActivityOptions.STORE);
   private final SessionActivities sessions = Workflow.newActivityStub(SessionActivities.class, ResumeActivityOptions.STORE);
   private final CredentialActivities credentials =
       Workflow.newActivityStub(CredentialActivities.class, ResumeActivityOptions.CREDENTIALS);
   private final AgentActivities launcher = Workflow.newActivityStub(AgentActivities.class, ResumeActivityOptions.LAUNCH);
+  private final StoreSteps localStoreSteps = new StoreSteps(
+      Workflow.newLocalActivityStub(ResumeLockActivities.class, ResumeActivityOptions.STORE_LOCAL),
+      Workflow.newLocalActivityStub(SessionActivities.class, ResumeActivityOptions.STORE_LOCAL));
   // The same activities as compensations (and the lock release): they retry until they are done.
   private final ResumeLockActivities unlocker =
       Workflow.newActivityStub(ResumeLockActivities.class, ResumeActivityOptions.COMPENSATION);
@@ -90,12 +95,13 @@ public class ResumeSessionWorkflowImpl implements ResumeSessionWorkflow {
     String owner = ResumeLockOwner.of(info.getWorkflowId(), info.getRunId());
     Saga saga = new Saga(new Saga.Options.Builder().setContinueWithError(true).build());
     Attempt attempt = new Attempt();
+    StoreSteps store = storeSteps();
     try {
       enter(ResumeStep.ACQUIRE_LOCK, "resume lock for " + sessionId);
-      attempt.fence = locks.acquireResumeLock(sessionId, owner);
+      attempt.fence = store.locks().acquireResumeLock(sessionId, owner);
 
       enter(ResumeStep.READ_CONTEXT, "session, stored token, agent and credential policy");
-      ResumeContext context = sessions.readResumeContext(sessionId, request.mode());
+      ResumeContext context = store.sessions().readResumeContext(sessionId, request.mode());
       attempt.context = context;
       describe(context);
       HostAgents agents = agentsOf(context);
@@ -117,7 +123,7 @@ public class ResumeSessionWorkflowImpl implements ResumeSessionWorkflow {
 
       enter(ResumeStep.PERSIST_CREDENTIAL_SNAPSHOT, lease.describe());
       saga.addCompensation(restorer::restoreCredentialSnapshot, sessionId, context.previousSnapshot(), attempt.fence);
-      sessions.persistCredentialSnapshot(sessionId, lease.snapshot(), attempt.fence);
+      store.sessions().persistCredentialSnapshot(sessionId, lease.snapshot(), attempt.fence);
 
       enter(ResumeStep.LAUNCH_AGENT, attempt.hasToken() ? "session/load " + context.resumeToken() : "session/new");
       attempt.agents = agents;
@@ -125,7 +131,7 @@ public class ResumeSessionWorkflowImpl implements ResumeSessionWorkflow {
       LaunchOutcome launched = agents.launcher().launchAgent(sessionId, lease.leaseIds(), attempt.fence);
 
       enter(ResumeStep.SETTLE_SESSION, "agent " + launched.agentName() + " pid " + launched.pid() + agents.where());
-      SessionState finalState = sessions.settleSession(sessionId, attempt.fence);
+      SessionState finalState = store.sessions().settleSession(sessionId, attempt.fence);
 
       ResumeOutcome outcome = launched.loaded() ? ResumeOutcome.RESUMED : ResumeOutcome.STARTED_FRESH;
       Workflow.upsertTypedSearchAttributes(OUTCOME.valueSet(outcome.name()));
@@ -165,6 +171,24 @@ public class ResumeSessionWorkflowImpl implements ResumeSessionWorkflow {
   public ResumeProgress progress() {
     return new ResumeProgress(request == null ? null : request.sessionId(), request == null ? null : request.mode(), step, List.copyOf(lines));
   }
+
+  /**
+   * Where the short store steps run. As local activities they run in the workflow task that reaches
+   * them, so a resume takes 5 workflow tasks and 4 activities instead of 9 and 8. A local activity's result
+   * is recorded only when its workflow task completes: if the worker dies before that, the next worker
+   * runs the step again. So only steps whose re-run is harmless are local — the lock (same owner,
+   * same fence), the context (read before anything changed), the snapshot (written again under the
+   * same fence) and the settle (recognised as its own applied write while the lock is held). The
+   * STARTING transition stays an activity: a re-read context would see STARTING and lose the prior
+   * state; the lock release stays an activity so the settle before it can always be re-run.
+   */
+  private StoreSteps storeSteps() {
+    return Workflow.getVersion(LOCAL_STORE_STEPS, Workflow.DEFAULT_VERSION, 1) == Workflow.DEFAULT_VERSION
+        ? new StoreSteps(locks, sessions)
+        : localStoreSteps;
+  }
+
+  private record StoreSteps(ResumeLockActivities locks, SessionActivities sessions) {}
 
   /**
    * The launcher and stopper of the session's agent: on its host's queues, or on the shared queue for
