@@ -6,6 +6,9 @@ import dev.kandev.recovery.workflows.client.ResumeClient;
 import dev.kandev.recovery.workflows.resume.ResumeMode;
 import dev.kandev.recovery.workflows.resume.ResumeRequest;
 import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -19,6 +22,7 @@ import org.slf4j.LoggerFactory;
  * agents a gone instance ran stop claiming a live process.
  */
 final class RestartRecovery {
+  static final int STARTS_AT_ONCE = 8;
   private static final Logger log = LoggerFactory.getLogger(RestartRecovery.class);
 
   private final Transactions transactions;
@@ -36,16 +40,25 @@ final class RestartRecovery {
     this.instance = instance;
   }
 
-  /** Starts (or attaches to) a resume for every lost session; returns their ids. */
+  /**
+   * Starts (or attaches to) a resume for every lost session; returns their ids. The starts are
+   * server round trips, made {@value #STARTS_AT_ONCE} at a time, so a host that lost hundreds of
+   * agents is ready in seconds; the launches themselves queue behind the host's launch cap.
+   */
   List<String> resumeLostSessions() {
     List<String> sessionIds = transactions.inTransaction("list the sessions lost on " + host,
         h -> executors.sessionsLostOn(h, host, instance));
-    for (String sessionId : sessionIds) {
+    if (!sessionIds.isEmpty()) {
+      ExecutorService starts = Executors.newFixedThreadPool(Math.min(STARTS_AT_ONCE, sessionIds.size()));
       try {
-        resumes.start(new ResumeRequest(sessionId, ResumeMode.RESUME, ResumeRequest.RESTART_RECOVERY, "worker:" + instance));
-        log.info("restart recovery: resuming session {}", sessionId);
-      } catch (RuntimeException e) {
-        log.warn("restart recovery: could not start the resume of session {}: {}", sessionId, e.getMessage());
+        starts.invokeAll(sessionIds.stream().map(id -> (Callable<Void>) () -> {
+          start(id);
+          return null;
+        }).toList());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt(); // the worker is stopping: the next worker of the host looks again
+      } finally {
+        starts.shutdownNow();
       }
     }
     List<String> lost = transactions.inTransaction("mark the agents lost with gone workers on " + host,
@@ -54,5 +67,14 @@ final class RestartRecovery {
       log.info("restart recovery: the agents of sessions {} went with their gone worker; recorded as failed", lost);
     }
     return sessionIds;
+  }
+
+  private void start(String sessionId) {
+    try {
+      resumes.start(new ResumeRequest(sessionId, ResumeMode.RESUME, ResumeRequest.RESTART_RECOVERY, "worker:" + instance));
+      log.info("restart recovery: resuming session {}", sessionId);
+    } catch (RuntimeException e) {
+      log.warn("restart recovery: could not start the resume of session {}: {}", sessionId, e.getMessage());
+    }
   }
 }
