@@ -8,6 +8,7 @@ import dev.kandev.recovery.workflows.RecoverySearchAttributes;
 import dev.kandev.recovery.workflows.model.GitCredentialSnapshot;
 import dev.kandev.recovery.workflows.model.SessionState;
 import io.temporal.api.enums.v1.IndexedValueType;
+import io.temporal.api.history.v1.HistoryEvent;
 import io.temporal.client.WorkflowFailedException;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.failure.ApplicationFailure;
@@ -61,6 +62,23 @@ class ResumeSagaOrderTest {
     assertThat(result.outcome()).isEqualTo(ResumeOutcome.RESUMED);
     assertThat(recorder.calls).containsExactly("acquireResumeLock", "readResumeContext", "markStarting",
         "issueCredentialLease", "persistCredentialSnapshot", "launchAgent", "settleSession", "releaseResumeLock");
+  }
+
+  /**
+   * The short store steps are local activities: a successful resume takes 5 workflow tasks and
+   * schedules only STARTING, the lease, the launch and the lock release as activities.
+   */
+  @Test
+  void theShortStoreStepsRunAsLocalActivities() {
+    run(ResumeMode.RESUME);
+
+    List<HistoryEvent> events = env.getWorkflowClient().fetchHistory(ResumeRequest.workflowId("s1")).getEvents();
+    assertThat(events.stream().filter(HistoryEvent::hasActivityTaskScheduledEventAttributes)
+        .map(e -> e.getActivityTaskScheduledEventAttributes().getActivityType().getName()))
+        .containsExactly("MarkStarting", "IssueCredentialLease", "LaunchAgent", "ReleaseResumeLock");
+    assertThat(events.stream().filter(e -> e.hasMarkerRecordedEventAttributes()
+        && e.getMarkerRecordedEventAttributes().getMarkerName().equals("LocalActivity"))).hasSize(4);
+    assertThat(events.stream().filter(HistoryEvent::hasWorkflowTaskCompletedEventAttributes)).hasSize(5);
   }
 
   @Test
