@@ -60,7 +60,7 @@ final class DirectResume implements AutoCloseable {
   LaunchOutcome resume(String sessionId, int lane) {
     String owner = ResumeLockOwner.of("direct-" + sessionId, "run-" + runs.incrementAndGet());
     long fence = step("AcquireResumeLock", () -> locks.acquireResumeLock(sessionId, owner));
-    ResumeContext context = step("ReadResumeContext", () -> sessions.readResumeContext(sessionId, ResumeMode.RESUME));
+    ResumeContext context = step("ReadResumeContext", () -> sessions.readResumeContext(sessionId, ResumeMode.RESUME, fence));
     step("MarkStarting", () -> {
       sessions.markStarting(sessionId, context.priorState(), "benchmark", fence);
       return null;

@@ -75,10 +75,12 @@ class ResumeWorkerFailoverTest {
     assertThat(result.loaded()).isTrue();
     assertThat(result.providerSessionId()).isEqualTo(token);
     assertThat(replacement.agentHost().isRunning("s1")).as("the replacement launched the agent").isTrue();
+    // STARTING ran in the first workflow task, which the first worker never completed: the replacement
+    // ran that task again (lock, context, STARTING), recognising its own STARTING by the fence.
     assertThat(harness.activityWorkers("s1")).containsExactly(
-        "AcquireResumeLock@worker-a (local)", "ReadResumeContext@worker-a (local)",
-        "MarkStarting@worker-b", "IssueCredentialLease@worker-b", "PersistCredentialSnapshot@worker-b (local)",
-        "LaunchAgent@worker-b", "SettleSession@worker-b (local)", "ReleaseResumeLock@worker-b");
+        "AcquireResumeLock@worker-b (local)", "ReadResumeContext@worker-b (local)", "MarkStarting@worker-b (local)",
+        "IssueCredentialLease@worker-b", "PersistCredentialSnapshot@worker-b (local)",
+        "LaunchAgent@worker-b", "SettleSession@worker-b (local)", "ReleaseResumeLock@worker-b (local)");
     assertThat(harness.transitions("s1")).endsWith("FAILED>STARTING", "STARTING>WAITING_FOR_INPUT");
     assertThat(harness.transitions("s1")).filteredOn("FAILED>STARTING"::equals).hasSize(1);
     assertThat(harness.snapshotJson("s1")).contains("github_app");
@@ -90,11 +92,12 @@ class ResumeWorkerFailoverTest {
    * A local step's result is recorded only with the workflow task that ran it: a worker that dies
    * after the step's effect committed, before that task completed, leaves the step to run again on
    * the replacement. The lock is taken again with the same fence, the context read again before
-   * anything changed, the settle recognised as its own applied write: the session moves to STARTING
-   * and out of it exactly once, and the resume ends settled with its token.
+   * anything changed, the settle recognised as its own applied write — also when the lock was
+   * released after it: the session moves to STARTING and out of it exactly once, and the resume ends
+   * settled with its token.
    */
   @ParameterizedTest
-  @ValueSource(strings = {"readResumeContext", "settleSession"})
+  @ValueSource(strings = {"readResumeContext", "settleSession", "releaseResumeLock"})
   void aWorkerDyingAfterALocalStepCommittedIsReplacedAndTheStepRunsAgain(String localStep) throws Exception {
     String token = harness.establishedSession("s1", FAILED);
     CountDownLatch dying = new CountDownLatch(1);
@@ -107,8 +110,8 @@ class ResumeWorkerFailoverTest {
 
     harness.replaceWorker("worker-b");
     ResumeResult result = resume.await(Duration.ofMinutes(2));
-    if (localStep.equals("settleSession")) {
-      RecordedHistories.recordIfAsked(harness.history("s1"), "local-steps-resume-worker-died-after-settling");
+    if (!localStep.equals("readResumeContext")) {
+      RecordedHistories.recordIfAsked(harness.history("s1"), "local-steps-resume-worker-died-after-" + localStep);
     }
 
     assertThat(result.finalState()).isEqualTo(WAITING_FOR_INPUT);

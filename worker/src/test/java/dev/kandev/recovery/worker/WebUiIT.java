@@ -60,10 +60,10 @@ class WebUiIT {
 
     ui.workflow(resumed.workflowId(), resumed.runId(), "history").awaitText("Workflow Execution Completed");
     assertThat(ui.text()).contains("\"outcome\": \"RESUMED\"", "\"finalState\": \"WAITING_FOR_INPUT\"");
-    // The short store steps are local activities: the history shows them as "Local Activity" rows.
-    assertThat(ui.steps()).containsExactly("AcquireResumeLock (local)", "ReadResumeContext (local)", "MarkStarting",
-        "IssueCredentialLease", "PersistCredentialSnapshot (local)", "LaunchAgent", "SettleSession (local)",
-        "ReleaseResumeLock");
+    // The store steps are local activities: the history shows them as "Local Activity" rows.
+    assertThat(ui.steps()).containsExactly("AcquireResumeLock (local)", "ReadResumeContext (local)",
+        "MarkStarting (local)", "IssueCredentialLease", "PersistCredentialSnapshot (local)", "LaunchAgent",
+        "SettleSession (local)", "ReleaseResumeLock (local)");
     ui.screenshot("finished-history");
     ui.workflow(resumed.workflowId(), resumed.runId(), "memo")
         .awaitText("Resume of session s1 (task t-s1, agent test-agent) from FAILED, reason user, requested by it");

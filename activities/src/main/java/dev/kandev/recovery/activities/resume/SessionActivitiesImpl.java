@@ -8,7 +8,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.kandev.recovery.activities.store.ExecutorsRunningStore;
 import dev.kandev.recovery.activities.store.Fence;
 import dev.kandev.recovery.activities.store.GuardedWriteResult;
-import dev.kandev.recovery.activities.store.ResumeLockStore;
 import dev.kandev.recovery.activities.store.SessionIdentity;
 import dev.kandev.recovery.activities.store.SessionIdentityStore;
 import dev.kandev.recovery.activities.store.SessionRecord;
@@ -72,18 +71,31 @@ public final class SessionActivitiesImpl implements SessionActivities {
     this.host = host;
   }
 
-  /** What the resume context is made of, read on one snapshot. */
-  private record ContextRows(SessionRecord session, Optional<String> liveOwnerElsewhere, SessionIdentity identity) {}
+  /**
+   * What the resume context is made of, read on one snapshot; {@code startedFrom}: the session is
+   * STARTING by this very resume (its context read again after its workflow task was lost), from
+   * that state.
+   */
+  private record ContextRows(SessionRecord session, Optional<String> liveOwnerElsewhere, SessionIdentity identity,
+      Optional<SessionState> startedFrom) {}
+
+  private Optional<SessionState> ownStarting(Handle h, SessionRecord session, Fence fence) {
+    return session.state() == STARTING && sessions.lastStartedUnder(h, session.id(), fence)
+        ? sessions.stateBeforeLast(h, session.id(), STARTING)
+        : Optional.empty();
+  }
 
   @Override
-  public ResumeContext readResumeContext(String sessionId, ResumeMode mode) {
+  public ResumeContext readResumeContext(String sessionId, ResumeMode mode, long fencingToken) {
     if (sessionId == null || sessionId.isBlank() || mode == null) {
       throw FailureType.INVALID_REQUEST.failure("a resume needs a session id and a mode");
     }
+    // 0: a run from before the context knew its fence (its activity was scheduled without one).
+    Fence fence = fencingToken > 0 ? Fence.of(fencingToken) : Fence.none();
     ContextRows rows = transactions.inSnapshot("read the resume context of session " + sessionId,
         h -> sessions.find(h, sessionId)
             .map(session -> new ContextRows(session, executors.liveOwnerOtherThan(h, sessionId, workerInstance),
-                identities.read(h, sessionId)))
+                identities.read(h, sessionId), ownStarting(h, session, fence)))
             .orElse(null));
     if (rows == null) {
       throw FailureType.SESSION_NOT_FOUND.failure("unknown session '" + sessionId + "'");
@@ -93,7 +105,7 @@ public final class SessionActivitiesImpl implements SessionActivities {
       throw FailureType.SESSION_NOT_RESUMABLE.failure(
           "session " + sessionId + " is " + session.state() + " and cannot be resumed; create a new session instead");
     }
-    if (session.state() == STARTING) {
+    if (session.state() == STARTING && rows.startedFrom().isEmpty()) {
       throw FailureType.AGENT_ALREADY_RUNNING.failure(
           "session " + sessionId + " is STARTING: a resume of it is under way");
     }
@@ -112,7 +124,7 @@ public final class SessionActivitiesImpl implements SessionActivities {
         sessionId,
         session.taskId(),
         session.agentId(),
-        session.state(),
+        rows.startedFrom().orElse(session.state()),
         rows.identity().resumeToken(),
         session.metadataEntry(SNAPSHOT_KEY).map(stored -> snapshot(sessionId, stored)).orElse(null),
         session.executorHost().isEmpty() ? host : session.executorHost());
@@ -187,14 +199,14 @@ public final class SessionActivitiesImpl implements SessionActivities {
   }
 
   /**
-   * An activity whose result was lost (a worker died after the commit) is retried; finding the
-   * target state while this resume still holds the lock means the first attempt applied it.
+   * A step whose result was lost (a worker died after the commit) runs again; finding the target
+   * state of a session this resume moved to STARTING last means the first run applied it — also
+   * after the resume released its lock (a settle run again with the release after it).
    */
-  private static boolean isRetryOfAppliedWrite(
-      Handle h, String sessionId, TransitionResult result, SessionState target, Fence fence) {
+  private boolean isRetryOfAppliedWrite(Handle h, String sessionId, TransitionResult result, SessionState target, Fence fence) {
     return result.outcome() == TransitionResult.Outcome.STATE_MISMATCH
         && result.now() == target
-        && ResumeLockStore.holds(h, sessionId, fence);
+        && sessions.lastStartedUnder(h, sessionId, fence);
   }
 
   private static void requireWon(String sessionId, TransitionResult.Outcome outcome, SessionState now, String what) {

@@ -112,11 +112,13 @@ public final class SessionStore {
     }
     // The compare-and-set itself; the locked read above only explains a loss.
     int updated = h.createUpdate("UPDATE task_sessions s SET state = :target, error_message = :error,"
-            + " updated_at = now(), completed_at = CASE WHEN :terminal THEN now() END"
+            + " updated_at = now(), completed_at = CASE WHEN :terminal THEN now() END,"
+            + " resume_fence = CASE WHEN :starting AND :fence > 0 THEN :fence ELSE s.resume_fence END"
             + " WHERE s.id = :id AND s.state = ANY(:expected) AND " + ResumeLockStore.FENCE_HELD_ON_S)
         .bind("target", target.name())
         .bind("error", errorMessage == null ? "" : errorMessage)
         .bind("terminal", target.isTerminal())
+        .bind("starting", target == SessionState.STARTING)
         .bind("id", sessionId)
         .bindArray("expected", String.class, names(expected))
         .bind("fence", fence.token())
@@ -194,6 +196,19 @@ public final class SessionStore {
         .bind("state", state.name())
         .mapTo(String.class)
         .list();
+  }
+
+  /**
+   * Whether the resume of {@code fence} is the one that last moved the session to STARTING: a step
+   * that runs again recognises its own earlier write by it, also once the lock is released.
+   */
+  public boolean lastStartedUnder(Handle h, String sessionId, Fence fence) {
+    return !fence.isNone() && h.createQuery("SELECT COALESCE(resume_fence = :fence, false) FROM task_sessions WHERE id = :id")
+        .bind("id", sessionId)
+        .bind("fence", fence.token())
+        .mapTo(Boolean.class)
+        .findOne()
+        .orElse(false);
   }
 
   /** The state the session left when it last entered {@code entered}, from its published events. */

@@ -124,4 +124,26 @@ class ResumeLockStoreTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("positive time to live");
   }
+
+  /** A step run again recognises its own STARTING (and what followed it) by the fence, also once unlocked. */
+  @Test
+  void aFencedMoveToStartingRecordsItsResumeUntilTheNextResumeStarts() {
+    Fence first = Fence.of(db.tx((Handle h) -> locks.acquire(h, "s1", "run-a", TTL)).orElseThrow().fencingToken());
+    db.tx((Handle h) -> sessions.transition(h, "s1", Set.of(FAILED), STARTING, "resume", "", first));
+    db.tx((Handle h) -> locks.release(h, "s1", "run-a"));
+    assertThat(startedUnder(first)).as("after the release").isTrue();
+    db.tx((Handle h) -> sessions.transition(h, "s1", Set.of(STARTING), FAILED, "agent exited", "", Fence.none()));
+    assertThat(startedUnder(first)).as("an unfenced write leaves it").isTrue();
+
+    Fence second = Fence.of(db.tx((Handle h) -> locks.acquire(h, "s1", "run-b", TTL)).orElseThrow().fencingToken());
+    db.tx((Handle h) -> sessions.transition(h, "s1", Set.of(FAILED), STARTING, "resume", "", second));
+
+    assertThat(startedUnder(first)).isFalse();
+    assertThat(startedUnder(second)).isTrue();
+    assertThat(startedUnder(Fence.none())).isFalse();
+  }
+
+  private boolean startedUnder(Fence fence) {
+    return db.tx((Handle h) -> sessions.lastStartedUnder(h, "s1", fence));
+  }
 }

@@ -25,8 +25,8 @@ public final class ResumeActivityOptions {
           .build();
 
   /**
-   * The same store steps as local activities (see {@code ResumeSessionWorkflowImpl#storeSteps}): the
-   * same timeout and retries, run by the worker that runs the workflow task.
+   * The store steps as local activities (see {@code ResumeSessionWorkflowImpl#storeSteps}): the same
+   * timeout and retries, run by the worker that runs the workflow task.
    */
   public static final LocalActivityOptions STORE_LOCAL =
       LocalActivityOptions.newBuilder()
@@ -76,6 +76,17 @@ public final class ResumeActivityOptions {
                   .setBackoffCoefficient(2)
                   .setMaximumInterval(Duration.ofMinutes(1))
                   .build())
+          .build();
+
+  /**
+   * The lock release after a settle, as a local activity: with the compensations' timeouts and
+   * retries, so it outlasts a database outage rather than fail a resume whose agent runs.
+   */
+  public static final LocalActivityOptions UNLOCK_LOCAL =
+      LocalActivityOptions.newBuilder()
+          .setStartToCloseTimeout(COMPENSATION.getStartToCloseTimeout())
+          .setScheduleToCloseTimeout(COMPENSATION.getScheduleToCloseTimeout())
+          .setRetryOptions(COMPENSATION.getRetryOptions())
           .build();
 
   /** The launch on the session's host: waits for a worker of that host at most {@code hostWait}. */

@@ -43,7 +43,7 @@ public class ResumeSessionWorkflowImpl implements ResumeSessionWorkflow {
   private static final Logger log = Workflow.getLogger(ResumeSessionWorkflowImpl.class);
   /** Version 1: the launch and the agent's stop go to the session's host queues (before: the shared queue). */
   static final String HOST_QUEUES = "host-queues";
-  /** Version 1: the lock, the context and the re-runnable writes run as local activities (before: activities). */
+  /** Version 1: the lock and session steps run as local activities (before: activities). */
   static final String LOCAL_STORE_STEPS = "local-store-steps";
 
   private final ResumeLockActivities locks = Workflow.newActivityStub(ResumeLockActivities.class, ResumeActivityOptions.STORE);
@@ -53,7 +53,8 @@ public class ResumeSessionWorkflowImpl implements ResumeSessionWorkflow {
   private final AgentActivities launcher = Workflow.newActivityStub(AgentActivities.class, ResumeActivityOptions.LAUNCH);
   private final StoreSteps localStoreSteps = new StoreSteps(
       Workflow.newLocalActivityStub(ResumeLockActivities.class, ResumeActivityOptions.STORE_LOCAL),
-      Workflow.newLocalActivityStub(SessionActivities.class, ResumeActivityOptions.STORE_LOCAL));
+      Workflow.newLocalActivityStub(SessionActivities.class, ResumeActivityOptions.STORE_LOCAL),
+      Workflow.newLocalActivityStub(ResumeLockActivities.class, ResumeActivityOptions.UNLOCK_LOCAL));
   // The same activities as compensations (and the lock release): they retry until they are done.
   private final ResumeLockActivities unlocker =
       Workflow.newActivityStub(ResumeLockActivities.class, ResumeActivityOptions.COMPENSATION);
@@ -101,7 +102,7 @@ public class ResumeSessionWorkflowImpl implements ResumeSessionWorkflow {
       attempt.fence = store.locks().acquireResumeLock(sessionId, owner);
 
       enter(ResumeStep.READ_CONTEXT, "session, stored token, agent and credential policy");
-      ResumeContext context = store.sessions().readResumeContext(sessionId, request.mode());
+      ResumeContext context = store.sessions().readResumeContext(sessionId, request.mode(), attempt.fence);
       attempt.context = context;
       describe(context);
       HostAgents agents = agentsOf(context);
@@ -115,7 +116,7 @@ public class ResumeSessionWorkflowImpl implements ResumeSessionWorkflow {
       enter(ResumeStep.MARK_STARTING, context.priorState() + " -> STARTING");
       saga.addCompensation(() -> attempt.restoredState =
           restorer.restorePriorState(sessionId, context.priorState(), attempt.errorMessage, attempt.fence));
-      sessions.markStarting(sessionId, context.priorState(), request.reason(), attempt.fence);
+      store.sessions().markStarting(sessionId, context.priorState(), request.reason(), attempt.fence);
 
       enter(ResumeStep.ISSUE_CREDENTIAL_LEASE, "scoped git credential lease");
       saga.addCompensation(revoker::revokeCredentialLeases, sessionId);
@@ -132,6 +133,7 @@ public class ResumeSessionWorkflowImpl implements ResumeSessionWorkflow {
 
       enter(ResumeStep.SETTLE_SESSION, "agent " + launched.agentName() + " pid " + launched.pid() + agents.where());
       SessionState finalState = store.sessions().settleSession(sessionId, attempt.fence);
+      attempt.settled = true;
 
       ResumeOutcome outcome = launched.loaded() ? ResumeOutcome.RESUMED : ResumeOutcome.STARTED_FRESH;
       Workflow.upsertTypedSearchAttributes(OUTCOME.valueSet(outcome.name()));
@@ -162,7 +164,8 @@ public class ResumeSessionWorkflowImpl implements ResumeSessionWorkflow {
       // Also when the acquisition failed: its result may have been lost after the lock was taken.
       // Releasing by owner never touches someone else's lock.
       enter(ResumeStep.RELEASE_LOCK, "");
-      Workflow.newDetachedCancellationScope(() -> unlocker.releaseResumeLock(sessionId, owner)).run();
+      ResumeLockActivities releaser = attempt.settled ? store.unlocker() : unlocker;
+      Workflow.newDetachedCancellationScope(() -> releaser.releaseResumeLock(sessionId, owner)).run();
       enter(ResumeStep.DONE, "");
     }
   }
@@ -173,22 +176,23 @@ public class ResumeSessionWorkflowImpl implements ResumeSessionWorkflow {
   }
 
   /**
-   * Where the short store steps run. As local activities they run in the workflow task that reaches
-   * them, so a resume takes 5 workflow tasks and 4 activities instead of 9 and 8. A local activity's result
-   * is recorded only when its workflow task completes: if the worker dies before that, the next worker
-   * runs the step again. So only steps whose re-run is harmless are local — the lock (same owner,
-   * same fence), the context (read before anything changed), the snapshot (written again under the
-   * same fence) and the settle (recognised as its own applied write while the lock is held). The
-   * STARTING transition stays an activity: a re-read context would see STARTING and lose the prior
-   * state; the lock release stays an activity so the settle before it can always be re-run.
+   * Where the store steps run. As local activities they run in the workflow task that reaches them,
+   * so a resume takes 3 workflow tasks and 2 activities (the lease and the launch) instead of 9 and 8.
+   * A local activity's result is recorded only when its workflow task completes: if the worker dies
+   * before that, the next worker runs the step again, so each must recognise its own earlier run —
+   * the lock (same owner, same fence), the context (a session this resume moved to STARTING is read
+   * with the state it left), STARTING, the snapshot and the settle (their own applied writes, by the
+   * fence of the resume that last moved the session to STARTING), the release (by owner). The lock is
+   * released locally only after a settle: a failed resume releases it with the compensations' retries.
    */
   private StoreSteps storeSteps() {
     return Workflow.getVersion(LOCAL_STORE_STEPS, Workflow.DEFAULT_VERSION, 1) == Workflow.DEFAULT_VERSION
-        ? new StoreSteps(locks, sessions)
+        ? new StoreSteps(locks, sessions, unlocker)
         : localStoreSteps;
   }
 
-  private record StoreSteps(ResumeLockActivities locks, SessionActivities sessions) {}
+  /** The lock and session steps of a resume, and the release after a settle. */
+  private record StoreSteps(ResumeLockActivities locks, SessionActivities sessions, ResumeLockActivities unlocker) {}
 
   /**
    * The launcher and stopper of the session's agent: on its host's queues, or on the shared queue for
@@ -247,6 +251,7 @@ public class ResumeSessionWorkflowImpl implements ResumeSessionWorkflow {
     String errorMessage = "";
     SessionState restoredState;
     boolean identityCleared;
+    boolean settled;
 
     /** Said first in the failure of a Start fresh that cleared a stored conversation: it is gone for good. */
     String lostConversation() {

@@ -13,9 +13,11 @@ public interface SessionActivities {
   /**
    * Reads the session while it still shows its prior state. Fails (non-retryable) with {@code
    * SESSION_NOT_FOUND}, {@code SESSION_NOT_RESUMABLE}, {@code AGENT_UNKNOWN} or {@code
-   * AGENT_ALREADY_RUNNING}, changing nothing.
+   * AGENT_ALREADY_RUNNING}, changing nothing. A session this very resume (its lock's {@code
+   * fencingToken}) already moved to STARTING — the read runs again after its workflow task was lost
+   * — is read with the state it was moved from.
    */
-  ResumeContext readResumeContext(String sessionId, ResumeMode mode);
+  ResumeContext readResumeContext(String sessionId, ResumeMode mode, long fencingToken);
 
   /** The user's Start fresh: clears both persisted identities. The only place they are cleared. */
   void clearIdentityForFreshStart(String sessionId, long fencingToken);

@@ -65,20 +65,20 @@ class ResumeSagaOrderTest {
   }
 
   /**
-   * The short store steps are local activities: a successful resume takes 5 workflow tasks and
-   * schedules only STARTING, the lease, the launch and the lock release as activities.
+   * The store steps are local activities: a successful resume takes 3 workflow tasks and schedules
+   * only the lease and the launch as activities.
    */
   @Test
-  void theShortStoreStepsRunAsLocalActivities() {
+  void theStoreStepsRunAsLocalActivities() {
     run(ResumeMode.RESUME);
 
     List<HistoryEvent> events = env.getWorkflowClient().fetchHistory(ResumeRequest.workflowId("s1")).getEvents();
     assertThat(events.stream().filter(HistoryEvent::hasActivityTaskScheduledEventAttributes)
         .map(e -> e.getActivityTaskScheduledEventAttributes().getActivityType().getName()))
-        .containsExactly("MarkStarting", "IssueCredentialLease", "LaunchAgent", "ReleaseResumeLock");
+        .containsExactly("IssueCredentialLease", "LaunchAgent");
     assertThat(events.stream().filter(e -> e.hasMarkerRecordedEventAttributes()
-        && e.getMarkerRecordedEventAttributes().getMarkerName().equals("LocalActivity"))).hasSize(4);
-    assertThat(events.stream().filter(HistoryEvent::hasWorkflowTaskCompletedEventAttributes)).hasSize(5);
+        && e.getMarkerRecordedEventAttributes().getMarkerName().equals("LocalActivity"))).hasSize(6);
+    assertThat(events.stream().filter(HistoryEvent::hasWorkflowTaskCompletedEventAttributes)).hasSize(3);
   }
 
   @Test
@@ -198,7 +198,7 @@ class ResumeSagaOrderTest {
 
     @Override public long acquireResumeLock(String sessionId, String owner) { call("acquireResumeLock"); return 7; }
     @Override public void releaseResumeLock(String sessionId, String owner) { call("releaseResumeLock"); }
-    @Override public ResumeContext readResumeContext(String sessionId, ResumeMode mode) {
+    @Override public ResumeContext readResumeContext(String sessionId, ResumeMode mode, long fencingToken) {
       call("readResumeContext");
       return new ResumeContext(sessionId, "t1", "test-agent", SessionState.FAILED, "tok-1", null, "");
     }

@@ -47,11 +47,11 @@ class ResumeSessionReplayTest {
     "resume-worker-died-after-starting", "resume-worker-died-during-launch",
     "real-server-resume-worker-died-after-starting", "real-server-resume-worker-died-during-launch",
     "real-server-resume-dev-killed-during-launch", "real-server-resume-on-host", "real-server-resume-host-unavailable",
-    // Since "local-store-steps": the short store steps as local activities.
+    // Since "local-store-steps": the lock and session steps as local activities.
     "local-steps-resume-success-github", "local-steps-resume-launch-failure-compensated",
     "local-steps-resume-credential-rejected", "local-steps-resume-start-fresh",
     "local-steps-resume-worker-died-after-starting", "local-steps-resume-worker-died-during-launch",
-    "local-steps-resume-worker-died-after-settling"
+    "local-steps-resume-worker-died-after-settleSession", "local-steps-resume-worker-died-after-releaseResumeLock"
   })
   void recordedHistoryReplaysDeterministically(String name) throws Exception {
     WorkflowExecutionHistory history = WorkflowExecutionHistory.fromJson(resource("/histories/" + name + ".json"));
