@@ -51,7 +51,8 @@ class ResumeSessionReplayTest {
     "local-steps-resume-success-github", "local-steps-resume-launch-failure-compensated",
     "local-steps-resume-credential-rejected", "local-steps-resume-start-fresh",
     "local-steps-resume-worker-died-after-starting", "local-steps-resume-worker-died-during-launch",
-    "local-steps-resume-worker-died-after-settleSession", "local-steps-resume-worker-died-after-releaseResumeLock"
+    "local-steps-resume-worker-died-after-settleSession", "local-steps-resume-worker-died-after-releaseResumeLock",
+    "local-steps-resume-dev-killed-during-launch", "local-steps-resume-on-host", "local-steps-resume-host-unavailable"
   })
   void recordedHistoryReplaysDeterministically(String name) throws Exception {
     WorkflowExecutionHistory history = WorkflowExecutionHistory.fromJson(resource("/histories/" + name + ".json"));
