@@ -12,8 +12,9 @@ import java.util.Map;
 
 /**
  * The agent profiles a worker launches: every built-in npm agent with its normal launch command
- * ({@code npx --yes --prefer-offline <spec> <ACP args>}, which never repairs caches), then the
- * profiles of {@code KANDEV_AGENTS_FILE}, which win on equal ids.
+ * ({@code npx --yes --prefer-offline <spec> <ACP args>}, which never repairs caches) and the agent it
+ * is, so each launch may start the installed bin instead ({@code NpmLaunch}); then the profiles of
+ * {@code KANDEV_AGENTS_FILE}, which win on equal ids and are always started exactly as configured.
  */
 final class AgentCatalog {
   private AgentCatalog() {}
@@ -21,7 +22,7 @@ final class AgentCatalog {
   static AgentProfiles load(BuiltInAgents builtIns, NpmSettings npm, Path agentsFile) {
     Map<String, AgentProfile> profiles = new LinkedHashMap<>();
     builtIns.all().forEach(agent -> profiles.put(agent.agentId(), new AgentProfile(
-        agent.agentId(), npm.launchCommand(agent.packageSpec(), agent.acpArgs()), npm.environment(), null)));
+        agent.agentId(), npm.launchCommand(agent.packageSpec(), agent.acpArgs()), npm.environment(), null, agent)));
     if (agentsFile != null) {
       try {
         AgentProfiles configured = AgentProfiles.fromJson(Files.readString(agentsFile));

@@ -16,6 +16,7 @@ import dev.kandev.recovery.activities.resume.CredentialActivitiesImpl;
 import dev.kandev.recovery.activities.resume.ResumeLockActivitiesImpl;
 import dev.kandev.recovery.activities.resume.SessionActivitiesImpl;
 import dev.kandev.recovery.activities.runtime.CommandRunner;
+import dev.kandev.recovery.activities.runtime.NpmLaunch;
 import dev.kandev.recovery.activities.runtime.RuntimeUpdateActivitiesImpl;
 import dev.kandev.recovery.activities.runtime.StdioAcpProbe;
 import dev.kandev.recovery.activities.store.Database;
@@ -66,6 +67,8 @@ public final class Components implements AutoCloseable {
   /** The agents whose runtime may be updated; production: Kandev's built-ins. */
   final BuiltInAgents builtInAgents;
   final AgentProfiles agentProfiles;
+  /** How each launch starts a built-in npm agent (installed bin or npx); the runtime probe starts it alike. */
+  private final NpmLaunch npmLaunch;
   final CredentialBroker broker;
   final CredentialRedemptionServer redemption;
   final AgentHost agentHost;
@@ -112,8 +115,10 @@ public final class Components implements AutoCloseable {
     this.credentialEnvironment = new GitCredentialEnvironment(redemption.url(), installCredentialHelper());
     this.executors = new ExecutorsRunningStore();
     this.presence = new WorkerPresenceStore();
+    this.npmLaunch = new NpmLaunch(settings.npm(), new CommandRunner());
     this.agentHost = new AgentHost(new AgentHostSettings(settings.host(), settings.workerInstance(),
-        this.agentProfiles, settings.acpTimeouts(), settings.permissionPolicy(), settings.agentEnvironment()),
+        this.agentProfiles, settings.acpTimeouts(), settings.permissionPolicy(), settings.agentEnvironment(),
+        npmLaunch),
         transactions, identities, executors, new TranscriptStore());
     UnownedAgentReaper reaper = new UnownedAgentReaper(agentHost, transactions, sessions, executors);
     this.reaping = Periodic.every(settings.agentReapInterval(), "unowned-agent-reaper",
@@ -170,7 +175,7 @@ public final class Components implements AutoCloseable {
             agentProfiles.ids()::contains, agentHost::isRunning, settings.workerInstance(), settings.host()),
         new CredentialActivitiesImpl(broker),
         new AgentActivitiesImpl(agentHost, transactions, sessions, executors, broker, credentialEnvironment),
-        new RuntimeUpdateActivitiesImpl(builtInAgents, settings.npm(), new CommandRunner(),
+        new RuntimeUpdateActivitiesImpl(builtInAgents, settings.npm(), new CommandRunner(), npmLaunch,
             new StdioAcpProbe(Json.mapper()), transactions, runtimeJobs));
   }
 

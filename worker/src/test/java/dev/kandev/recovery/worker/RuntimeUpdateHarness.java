@@ -3,6 +3,7 @@ package dev.kandev.recovery.worker;
 import dev.kandev.recovery.activities.acp.AgentHostSettings;
 import dev.kandev.recovery.activities.runtime.CommandResult;
 import dev.kandev.recovery.activities.runtime.CommandRunner;
+import dev.kandev.recovery.activities.testing.FileTreeSnapshot;
 import dev.kandev.recovery.activities.testing.NpmSandbox;
 import dev.kandev.recovery.activities.testing.TestAgentPackage;
 import dev.kandev.recovery.activities.testing.TestDatabase;
@@ -20,17 +21,12 @@ import io.temporal.testing.TestEnvironmentOptions;
 import io.temporal.testing.TestWorkflowEnvironment;
 import io.temporal.worker.WorkerFactory;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.security.MessageDigest;
 import java.time.Duration;
-import java.util.HexFormat;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.stream.Stream;
 
 /**
@@ -131,27 +127,7 @@ final class RuntimeUpdateHarness implements AutoCloseable {
 
   /** Every path under {@code top} with a digest of its content (or its link target). */
   static Map<String, String> snapshot(Path top) {
-    Map<String, String> files = new TreeMap<>();
-    try (Stream<Path> paths = Files.walk(top)) {
-      paths.forEach(p -> files.put(top.relativize(p).toString(), describe(p)));
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    return files;
-  }
-
-  private static String describe(Path path) {
-    try {
-      if (Files.isSymbolicLink(path)) {
-        return "link:" + Files.readSymbolicLink(path);
-      }
-      if (Files.isDirectory(path, LinkOption.NOFOLLOW_LINKS)) {
-        return "dir";
-      }
-      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(path)));
-    } catch (Exception e) {
-      throw new IllegalStateException(e);
-    }
+    return FileTreeSnapshot.of(top);
   }
 
   WorkflowExecutionHistory history(String workflowId, String runId) {

@@ -11,6 +11,8 @@ import java.util.Objects;
  * @param permissions how the agents' {@code session/request_permission} requests are answered
  * @param inheritedEnvironment the worker's values of the few variables every agent inherits ({@link
  *     #inheritedFrom}); its {@code PATH} is also where an agent's program is looked up
+ * @param commands the argv each launch starts for a profile (built-in npm agents: their installed
+ *     bin or npx, see {@code NpmLaunch})
  */
 public record AgentHostSettings(
     String host,
@@ -18,7 +20,14 @@ public record AgentHostSettings(
     AgentProfiles profiles,
     AcpTimeouts timeouts,
     PermissionPolicy permissions,
-    Map<String, String> inheritedEnvironment) {
+    Map<String, String> inheritedEnvironment,
+    AgentCommands commands) {
+  /** Settings whose profiles are all started exactly as configured. */
+  public AgentHostSettings(String host, String workerInstance, AgentProfiles profiles, AcpTimeouts timeouts,
+      PermissionPolicy permissions, Map<String, String> inheritedEnvironment) {
+    this(host, workerInstance, profiles, timeouts, permissions, inheritedEnvironment, AgentCommands.AS_CONFIGURED);
+  }
+
   public AgentHostSettings {
     Objects.requireNonNull(host, "host");
     Objects.requireNonNull(workerInstance, "workerInstance");
@@ -26,6 +35,7 @@ public record AgentHostSettings(
     Objects.requireNonNull(timeouts, "timeouts");
     Objects.requireNonNull(permissions, "permissions");
     Objects.requireNonNull(inheritedEnvironment, "inheritedEnvironment");
+    Objects.requireNonNull(commands, "commands");
     inheritedEnvironment = inheritedFrom(inheritedEnvironment);
   }
 

@@ -6,6 +6,7 @@ import dev.kandev.recovery.activities.store.SessionIdentityStore;
 import dev.kandev.recovery.activities.store.Transactions;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeoutException;
@@ -88,13 +89,14 @@ final class AgentLauncher {
     String executionId = UUID.randomUUID().toString();
     Path workspace = request.workspace().toAbsolutePath().normalize();
     Map<String, String> env = AgentEnvironment.build(settings.inheritedEnvironment(), profile.env(), request.extraEnv());
+    List<String> argv = settings.commands().argv(profile);
     AgentProcess process;
     try {
-      process = AgentProcess.start(
-          sessionId, profile, workspace, env, settings.inheritedEnvironment().get("PATH"), settings.timeouts().spawn());
+      process = AgentProcess.start(sessionId, argv, profile.workingDirectoryFor(workspace), env,
+          settings.inheritedEnvironment().get("PATH"), settings.timeouts().spawn());
     } catch (IOException | TimeoutException e) {
       AgentLaunchException failure = LaunchFailures.startFailed(
-          "could not start agent '" + profile.agentId() + "' " + profile.argv() + " in "
+          "could not start agent '" + profile.agentId() + "' " + argv + " in "
               + profile.workingDirectoryFor(workspace) + ": " + e.getMessage(), e);
       executions.startFailed(sessionId, executionId, failure.getMessage());
       throw failure;

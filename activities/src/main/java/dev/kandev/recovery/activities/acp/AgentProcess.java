@@ -4,6 +4,7 @@ import dev.kandev.recovery.activities.process.OutputTail;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -28,10 +29,9 @@ final class AgentProcess {
    * workerPath} is the worker's {@code PATH}, where the program is looked up (as the JDK would).
    */
   static AgentProcess start(
-      String name, AgentProfile profile, Path workspace, Map<String, String> env, String workerPath, Duration timeout)
+      String name, List<String> argv, Path directory, Map<String, String> env, String workerPath, Duration timeout)
       throws IOException, TimeoutException {
-    Path directory = profile.workingDirectoryFor(workspace);
-    ProcessBuilder builder = new ProcessBuilder(OwnProcessSession.command(profile.argv(), directory, workerPath));
+    ProcessBuilder builder = new ProcessBuilder(OwnProcessSession.command(argv, directory, workerPath));
     builder.directory(directory.toFile());
     builder.environment().clear();
     builder.environment().putAll(env);

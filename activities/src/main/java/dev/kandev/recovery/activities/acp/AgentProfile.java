@@ -1,5 +1,6 @@
 package dev.kandev.recovery.activities.acp;
 
+import dev.kandev.recovery.workflows.runtime.AgentRuntime;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -8,8 +9,18 @@ import java.util.Objects;
 /**
  * How to start one agent: the argv (no shell), the environment entries the profile adds, and an
  * optional working directory ({@code null}: the session's workspace).
+ *
+ * @param builtIn the built-in npm agent this profile starts, whose {@code argv} is then its npx
+ *     command; the launch may start the agent's installed bin instead ({@link AgentCommands}).
+ *     {@code null} for a configured profile, which is always started exactly as configured.
  */
-public record AgentProfile(String agentId, List<String> argv, Map<String, String> env, Path workingDirectory) {
+public record AgentProfile(
+    String agentId, List<String> argv, Map<String, String> env, Path workingDirectory, AgentRuntime builtIn) {
+  /** A configured profile: started exactly as given. */
+  public AgentProfile(String agentId, List<String> argv, Map<String, String> env, Path workingDirectory) {
+    this(agentId, argv, env, workingDirectory, null);
+  }
+
   public AgentProfile {
     Objects.requireNonNull(agentId, "agentId");
     if (agentId.isBlank()) {
@@ -31,6 +42,6 @@ public record AgentProfile(String agentId, List<String> argv, Map<String, String
   @Override
   public String toString() {
     return "AgentProfile[agentId=" + agentId + ", argv=" + argv + ", envKeys=" + env.keySet().stream().sorted().toList()
-        + ", workingDirectory=" + workingDirectory + "]";
+        + ", workingDirectory=" + workingDirectory + (builtIn == null ? "" : ", builtIn=" + builtIn.packageSpec()) + "]";
   }
 }

@@ -29,16 +29,18 @@ public final class RuntimeUpdateActivitiesImpl implements RuntimeUpdateActivitie
   private final NpmSettings npm;
   private final CommandRunner runner;
   private final NpmCacheRoot cacheRoot;
+  private final NpmLaunch launch;
   private final AcpProbe probe;
   private final Transactions transactions;
   private final RuntimeJobStore jobs;
 
-  public RuntimeUpdateActivitiesImpl(BuiltInAgents catalogue, NpmSettings npm, CommandRunner runner, AcpProbe probe,
-      Transactions transactions, RuntimeJobStore jobs) {
+  public RuntimeUpdateActivitiesImpl(BuiltInAgents catalogue, NpmSettings npm, CommandRunner runner, NpmLaunch launch,
+      AcpProbe probe, Transactions transactions, RuntimeJobStore jobs) {
     this.catalogue = catalogue;
     this.npm = npm;
     this.runner = runner;
     this.cacheRoot = new NpmCacheRoot(npm, runner);
+    this.launch = launch;
     this.probe = probe;
     this.transactions = transactions;
     this.jobs = jobs;
@@ -85,11 +87,12 @@ public final class RuntimeUpdateActivitiesImpl implements RuntimeUpdateActivitie
     }
   }
 
+  /** Starts the agent the way a normal launch would ({@link NpmLaunch}), so it tests what users run. */
   @Override
   public ProbeInfo probeAcp(ProbeStep step) {
     AgentRuntime agent = agent(step.agentId());
     try {
-      return probe.probe(npm.launchCommand(agent.packageSpec(), agent.acpArgs()), npm.environment(), npm.probeTimeout());
+      return probe.probe(launch.plan(agent).argv(), npm.environment(), npm.probeTimeout());
     } catch (AcpProbe.ProbeFailedException e) {
       throw FailureType.RUNTIME_PROBE_FAILED.failure(e.getMessage());
     }
