@@ -34,13 +34,18 @@ final class AcpHarness implements AutoCloseable {
   final PromptTurns turns;
 
   AcpHarness(TestDatabase db, AgentProfiles profiles, AcpTimeouts timeouts, PermissionPolicy policy) {
+    this(db, profiles, timeouts, policy, AgentCommands.AS_CONFIGURED);
+  }
+
+  AcpHarness(TestDatabase db, AgentProfiles profiles, AcpTimeouts timeouts, PermissionPolicy policy,
+      AgentCommands commands) {
     this.db = db;
     this.fixtures = db.fixtures();
     this.identities = new SessionIdentityStore();
     this.executors = new ExecutorsRunningStore();
     this.transcripts = new TranscriptStore();
     this.host = new AgentHost(new AgentHostSettings(HOST, INSTANCE, profiles, timeouts, policy,
-        AgentHostSettings.inheritedFrom(System.getenv())), db.transactions(), identities, executors, transcripts);
+        AgentHostSettings.inheritedFrom(System.getenv()), commands), db.transactions(), identities, executors, transcripts);
     this.turns = new PromptTurns(host, db.transactions(), TURN_TIMEOUT, timeouts.stopGrace());
   }
 
