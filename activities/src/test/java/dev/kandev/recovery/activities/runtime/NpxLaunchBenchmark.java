@@ -11,7 +11,7 @@ import dev.kandev.recovery.activities.testing.TestAgentPackage;
 import dev.kandev.recovery.activities.testing.bench.Latencies;
 import dev.kandev.recovery.activities.testing.bench.Machine;
 import dev.kandev.recovery.activities.testing.bench.Table;
-import java.nio.file.Files;
+import dev.kandev.recovery.workflows.runtime.AgentRuntime;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -22,10 +22,11 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Launch to {@code initialize} answered, for a built-in npm agent: {@code npx --yes --prefer-offline
- * <package>} (what every launch runs today) against running the bin of the tree npx installed
- * (its {@code node_modules/.bin} link) directly. The real npm, a real package ({@code
- * kandev-test-agent}, packed) from a registry on loopback, one npm cache; the two launches
- * alternate, so noise falls on both alike. Stopping the process tree is untimed.
+ * <package>} (every launch before {@link NpmLaunch}, and still its fallback) against the launch path
+ * now: {@link NpmLaunch#plan} checks the installed tree (timed with the launch) and starts its bin
+ * directly. The real npm, a real package ({@code kandev-test-agent}, packed) from a registry on
+ * loopback, one npm cache; the two launches alternate, so noise falls on both alike. Stopping the
+ * process tree is untimed.
  */
 @Tag("benchmark")
 class NpxLaunchBenchmark {
@@ -42,36 +43,56 @@ class NpxLaunchBenchmark {
       NpmSandbox sandbox = NpmSandbox.in(dir, registry.url());
       List<String> npx = sandbox.settings().launchCommand(TestAgentPackage.NAME, List.of());
       long firstInstall = launchToInitialize(npx, sandbox); // the first npx fetches and installs the tree
-      Path bin = sandbox.npxTree(TestAgentPackage.NAME).resolve("node_modules/.bin/" + TestAgentPackage.NAME);
-      if (!Files.isExecutable(bin)) {
-        throw new IllegalStateException("npx left no executable bin at " + bin);
+      NpmLaunch launch = new NpmLaunch(sandbox.settings(), new CommandRunner());
+      AgentRuntime agent = new AgentRuntime(TestAgentPackage.NAME, TestAgentPackage.NAME, TestAgentPackage.NAME, List.of());
+      Latencies planning = new Latencies();
+      if (!launch.plan(agent).direct()) {
+        throw new IllegalStateException("npx left no healthy tree: " + launch.plan(agent).fallbackReason());
       }
-      List<String> direct = List.of(bin.toString());
       for (int i = 0; i < WARM_UP; i++) {
         launchToInitialize(npx, sandbox);
-        launchToInitialize(direct, sandbox);
+        planAndLaunch(launch, agent, sandbox, new Latencies());
       }
       int requestsBefore = registry.requests().size();
       Latencies viaNpx = new Latencies();
-      Latencies viaBin = new Latencies();
+      Latencies viaPlan = new Latencies();
       for (int i = 0; i < ROUNDS; i++) {
-        boolean npxFirst = i % 2 == 0;
-        (npxFirst ? viaNpx : viaBin).add(launchToInitialize(npxFirst ? npx : direct, sandbox));
-        (npxFirst ? viaBin : viaNpx).add(launchToInitialize(npxFirst ? direct : npx, sandbox));
+        if (i % 2 == 0) {
+          viaNpx.add(launchToInitialize(npx, sandbox));
+          viaPlan.add(planAndLaunch(launch, agent, sandbox, planning));
+        } else {
+          viaPlan.add(planAndLaunch(launch, agent, sandbox, planning));
+          viaNpx.add(launchToInitialize(npx, sandbox));
+        }
       }
       int registryRequests = registry.requests().size() - requestsBefore;
 
       new Table("Built-in npm agent: launch to initialize answered (process start to the answer)", "-")
           .row("npx --yes --prefer-offline " + TestAgentPackage.NAME, viaNpx.count(), Double.NaN, viaNpx)
-          .row("the installed tree's bin, directly", viaBin.count(), Double.NaN, viaBin)
-          .note(String.format(Locale.ROOT, "npx / direct: median %.2fx, p95 %.2fx; saved per launch (median): %.0f ms",
-              viaNpx.medianMillis() / viaBin.medianMillis(), viaNpx.p95Millis() / viaBin.p95Millis(),
-              viaNpx.medianMillis() - viaBin.medianMillis()))
+          .row("installed bin via NpmLaunch (tree checked)", viaPlan.count(), Double.NaN, viaPlan)
+          .note(String.format(Locale.ROOT, "npx / NpmLaunch: median %.2fx, p95 %.2fx; saved per launch (median): %.0f ms",
+              viaNpx.medianMillis() / viaPlan.medianMillis(), viaNpx.p95Millis() / viaPlan.p95Millis(),
+              viaNpx.medianMillis() - viaPlan.medianMillis()))
+          .note(String.format(Locale.ROOT, "of which the tree check (NpmLaunch.plan): median %.2f ms, p95 %.2f ms",
+              planning.medianMillis(), planning.p95Millis()))
           .note(String.format(Locale.ROOT, "first npx (fetch and install from the registry): %.0f ms; registry requests"
-              + " during the %d timed npx launches: %d", firstInstall / 1e6, ROUNDS, registryRequests))
+              + " during the %d timed rounds: %d", firstInstall / 1e6, ROUNDS, registryRequests))
           .note("npm " + npmVersion(sandbox) + ", node " + nodeVersion())
           .print(Machine.describe());
     }
+  }
+
+  /** Nanos from deciding how to launch (the plan, also added to {@code planning}) to the initialize answer. */
+  private static long planAndLaunch(NpmLaunch launch, AgentRuntime agent, NpmSandbox sandbox, Latencies planning)
+      throws Exception {
+    long begin = System.nanoTime();
+    NpmLaunch.Plan plan = launch.plan(agent);
+    long planned = System.nanoTime() - begin;
+    if (!plan.direct()) {
+      throw new IllegalStateException("the healthy tree was not launched directly: " + plan.fallbackReason());
+    }
+    planning.add(planned);
+    return planned + launchToInitialize(plan.argv(), sandbox);
   }
 
   /** Starts {@code argv}, makes the ACP initialize handshake, returns the nanos to its answer; then kills the tree. */
