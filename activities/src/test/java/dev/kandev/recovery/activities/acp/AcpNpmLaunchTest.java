@@ -4,12 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.kandev.recovery.activities.json.Json;
-import dev.kandev.recovery.activities.runtime.CommandResult;
 import dev.kandev.recovery.activities.runtime.CommandRunner;
 import dev.kandev.recovery.activities.runtime.NpmLaunch;
-import dev.kandev.recovery.activities.testing.LocalNpmRegistry;
 import dev.kandev.recovery.activities.testing.NpmSandbox;
 import dev.kandev.recovery.activities.testing.TestAgent;
+import dev.kandev.recovery.activities.testing.TestAgentNpmWorld;
 import dev.kandev.recovery.activities.testing.TestAgentPackage;
 import dev.kandev.recovery.activities.testing.TestDatabase;
 import dev.kandev.recovery.workflows.model.SessionState;
@@ -17,12 +16,10 @@ import dev.kandev.recovery.workflows.runtime.AgentRuntime;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -37,29 +34,18 @@ class AcpNpmLaunchTest {
   private static final String SESSION = "s-1";
   private static final String SPEC = TestAgentPackage.NAME;
   private static final AgentRuntime AGENT = new AgentRuntime(TestAgent.AGENT_ID, SPEC, SPEC, List.of());
-  private static byte[] tarball;
-
+  @RegisterExtension static final TestAgentNpmWorld world = new TestAgentNpmWorld();
   @RegisterExtension final TestDatabase db = new TestDatabase();
-  @TempDir Path dir;
   @TempDir Path workspace;
-  private LocalNpmRegistry registry;
   private NpmSandbox sandbox;
   private Path launchLog;
   private AcpHarness harness;
 
-  @BeforeAll
-  static void pack(@TempDir Path packDir) throws Exception {
-    tarball = TestAgentPackage.pack(packDir);
-  }
-
   @BeforeEach
-  void installThroughNpx() throws Exception {
-    registry = LocalNpmRegistry.serve(SPEC, TestAgentPackage.VERSION, tarball);
-    sandbox = NpmSandbox.in(dir, registry.url());
-    launchLog = dir.resolve("launch.log");
-    CommandResult first = new CommandRunner().run(
-        sandbox.settings().launchCommand(SPEC, List.of()), sandbox.environment(), Duration.ofSeconds(60), true);
-    assertThat(first.succeeded()).as(first.describe()).isTrue();
+  void installThroughNpx() {
+    sandbox = world.sandbox();
+    launchLog = world.dir().resolve("launch.log");
+    world.installThroughNpx();
     db.fixtures().task("t-1", "ws-1", "REVIEW").session(SESSION, "t-1", AGENT.agentId(), SessionState.STARTING, "{}");
   }
 
@@ -68,7 +54,6 @@ class AcpNpmLaunchTest {
     if (harness != null) {
       harness.close();
     }
-    registry.close();
   }
 
   @Test
@@ -104,7 +89,7 @@ class AcpNpmLaunchTest {
 
   private LaunchResult launch(boolean builtIn) {
     Map<String, String> env = new TreeMap<>(sandbox.environment());
-    env.put("KANDEV_TEST_AGENT_STATE_DIR", dir.resolve("state").toString());
+    env.put("KANDEV_TEST_AGENT_STATE_DIR", world.dir().resolve("state").toString());
     env.put("KANDEV_TEST_AGENT_LAUNCH_LOG", launchLog.toString());
     AgentProfile profile = new AgentProfile(AGENT.agentId(), sandbox.settings().launchCommand(SPEC, List.of()), env, null,
         builtIn ? AGENT : null);

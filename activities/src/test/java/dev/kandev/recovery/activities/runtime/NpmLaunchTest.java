@@ -7,8 +7,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.kandev.recovery.activities.acp.AgentProfile;
 import dev.kandev.recovery.activities.json.Json;
 import dev.kandev.recovery.activities.testing.FileTreeSnapshot;
-import dev.kandev.recovery.activities.testing.LocalNpmRegistry;
 import dev.kandev.recovery.activities.testing.NpmSandbox;
+import dev.kandev.recovery.activities.testing.TestAgentNpmWorld;
 import dev.kandev.recovery.activities.testing.TestAgentPackage;
 import dev.kandev.recovery.workflows.runtime.AgentRuntime;
 import dev.kandev.recovery.workflows.runtime.ProbeInfo;
@@ -19,11 +19,9 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A built-in npm agent starts from its installed tree's bin when the tree is healthy, else with
@@ -34,35 +32,20 @@ class NpmLaunchTest {
   private static final String SPEC = TestAgentPackage.NAME;
   private static final AgentRuntime AGENT = new AgentRuntime("kandev-test-agent", SPEC, SPEC, List.of());
   private static final Duration PROBE_WITHIN = Duration.ofSeconds(30);
-  private static byte[] tarball;
-
-  @TempDir Path dir;
-  private LocalNpmRegistry registry;
+  @RegisterExtension static final TestAgentNpmWorld world = new TestAgentNpmWorld();
+  private Path dir;
   private NpmSandbox sandbox;
   private NpmLaunch launch;
   private Path tree;
   private Path packageDir;
 
-  @BeforeAll
-  static void pack(@TempDir Path packDir) throws Exception {
-    tarball = TestAgentPackage.pack(packDir);
-  }
-
   @BeforeEach
-  void installThroughNpx() throws Exception {
-    registry = LocalNpmRegistry.serve(TestAgentPackage.NAME, TestAgentPackage.VERSION, tarball);
-    sandbox = NpmSandbox.in(dir, registry.url());
+  void installThroughNpx() {
+    dir = world.dir();
+    sandbox = world.sandbox();
     launch = new NpmLaunch(sandbox.settings(), new CommandRunner());
-    CommandResult first = new CommandRunner().run(
-        sandbox.settings().launchCommand(SPEC, List.of()), sandbox.environment(), Duration.ofSeconds(60), true);
-    assertThat(first.succeeded()).as(first.describe()).isTrue();
-    tree = sandbox.npxTree(SPEC);
+    tree = world.installThroughNpx();
     packageDir = tree.resolve("node_modules").resolve(SPEC);
-  }
-
-  @AfterEach
-  void stopRegistry() {
-    registry.close();
   }
 
   @Test
