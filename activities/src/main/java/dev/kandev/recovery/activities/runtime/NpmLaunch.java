@@ -60,9 +60,14 @@ public final class NpmLaunch implements AgentCommands {
     }
   }
 
+  /** A built-in profile's installed bin if healthy, else its own argv (the npx command); any other profile's argv. */
   @Override
   public List<String> argv(AgentProfile profile) {
-    return profile.builtIn() == null ? profile.argv() : plan(profile.builtIn()).argv();
+    if (profile.builtIn() == null) {
+      return profile.argv();
+    }
+    Plan plan = plan(profile.builtIn());
+    return plan.direct() ? plan.argv() : profile.argv();
   }
 
   /** Decides how {@code agent} starts now; logs one line saying which way and why. */
