@@ -31,7 +31,7 @@ import org.slf4j.LoggerFactory;
  * npx would choose, and that bin is a relative path without {@code ..} whose real path (links
  * followed) is an executable file inside the tree; the tree itself is not a symlink. The cache root
  * is the worker's {@code npm_config_cache}, else what {@code npm config get cache} says (asked
- * once). Configured profiles (no {@link AgentProfile#builtIn()}) are started as configured.
+ * at the first launch, remembered once it answered). Configured profiles (no {@link AgentProfile#builtIn()}) are started as configured.
  */
 public final class NpmLaunch implements AgentCommands {
   private static final Logger log = LoggerFactory.getLogger(NpmLaunch.class);
