@@ -24,7 +24,7 @@ import org.slf4j.LoggerFactory;
  * How a built-in npm agent is started, decided at each launch: the bin of its installed execution
  * tree ({@code <npm cache>/_npx/<key>}) run directly when that tree is healthy, else the npx command
  * exactly as before. npx itself starts the same bin (on POSIX it runs the tree's {@code .bin} link
- * through {@code sh}, so the kernel honours the bin's shebang), after ~0.7 s of npm starting up
+ * through {@code sh}, so the kernel honours the bin's shebang), after 0.5–1 s of npm starting up
  * and resolving the tree; running the file skips only that. Reads the cache, never writes it.
  *
  * <p>Healthy: the package's {@code package.json} in the tree names the package, declares the bin
