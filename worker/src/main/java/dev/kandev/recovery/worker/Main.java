@@ -17,9 +17,13 @@ public final class Main implements Runnable {
     System.exit(commandLine().execute(args));
   }
 
-  /** The command line with the error handling every command shares ({@link CliErrors}, {@link ExitCodes}). */
+  /**
+   * The command line with the error handling every command shares ({@link CliErrors}, {@link
+   * ExitCodes}) and one duration format for its options ({@link CliDuration}).
+   */
   static CommandLine commandLine() {
-    return new CommandLine(new Main()).setExecutionExceptionHandler(new CliErrors());
+    return new CommandLine(new Main()).registerConverter(java.time.Duration.class, new CliDuration())
+        .setExecutionExceptionHandler(new CliErrors());
   }
 
   @Override

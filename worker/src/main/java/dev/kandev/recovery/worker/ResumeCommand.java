@@ -48,7 +48,8 @@ final class ResumeCommand implements Callable<Integer> {
   @Option(names = "--requested-by", defaultValue = "cli", description = "Who asks (default: ${DEFAULT-VALUE}).")
   String requestedBy;
 
-  @Option(names = "--timeout", defaultValue = "PT10M", description = "How long to wait for the outcome (ISO-8601, default: ${DEFAULT-VALUE}).")
+  @Option(names = "--timeout", defaultValue = "10m",
+      description = "How long to wait for the outcome: seconds, 90s, 15m, 2h or ISO-8601 (default: ${DEFAULT-VALUE}).")
   Duration timeout;
 
   @Override

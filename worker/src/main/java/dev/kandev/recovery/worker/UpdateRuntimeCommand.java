@@ -41,8 +41,8 @@ final class UpdateRuntimeCommand implements Callable<Integer> {
       + " Default: KANDEV_HOST, else this machine's name.")
   String host;
 
-  @Option(names = "--timeout", description = "How long to follow the job (ISO-8601). Default: ${DEFAULT-VALUE}.",
-      defaultValue = "PT15M")
+  @Option(names = "--timeout", defaultValue = "15m",
+      description = "How long to follow the job: seconds, 90s, 15m, 2h or ISO-8601. Default: ${DEFAULT-VALUE}.")
   Duration timeout;
 
   @Override
