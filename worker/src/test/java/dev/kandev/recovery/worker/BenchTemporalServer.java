@@ -1,5 +1,6 @@
 package dev.kandev.recovery.worker;
 
+import dev.kandev.recovery.activities.testing.Await;
 import dev.kandev.recovery.workflows.RecoverySearchAttributes;
 import java.io.IOException;
 import java.io.UncheckedIOException;

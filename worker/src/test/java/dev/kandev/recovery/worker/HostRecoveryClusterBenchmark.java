@@ -3,6 +3,7 @@ package dev.kandev.recovery.worker;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kandev.recovery.activities.store.Fence;
+import dev.kandev.recovery.activities.testing.Await;
 import dev.kandev.recovery.activities.testing.TestAgent;
 import dev.kandev.recovery.activities.testing.bench.Load;
 import dev.kandev.recovery.activities.testing.bench.Machine;

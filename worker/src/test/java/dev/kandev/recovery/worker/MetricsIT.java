@@ -2,6 +2,7 @@ package dev.kandev.recovery.worker;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.kandev.recovery.activities.testing.Await;
 import dev.kandev.recovery.worker.dev.DevTemporalServer;
 import dev.kandev.recovery.workflows.model.SessionState;
 import dev.kandev.recovery.workflows.resume.ResumeMode;

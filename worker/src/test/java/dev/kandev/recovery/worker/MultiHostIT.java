@@ -5,6 +5,7 @@ import static org.assertj.core.groups.Tuple.tuple;
 
 import dev.kandev.recovery.activities.store.ExecutorRecord;
 import dev.kandev.recovery.activities.store.Fence;
+import dev.kandev.recovery.activities.testing.Await;
 import dev.kandev.recovery.workflows.FailureType;
 import dev.kandev.recovery.workflows.RecoveryTaskQueue;
 import dev.kandev.recovery.workflows.client.ResumeHandle;

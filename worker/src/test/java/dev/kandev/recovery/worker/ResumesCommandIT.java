@@ -4,6 +4,7 @@ import static dev.kandev.recovery.workflows.model.SessionState.CREATED;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kandev.recovery.activities.store.Fence;
+import dev.kandev.recovery.activities.testing.Await;
 import dev.kandev.recovery.workflows.client.ResumeHandle;
 import dev.kandev.recovery.workflows.model.SessionState;
 import dev.kandev.recovery.workflows.resume.ResumeMode;

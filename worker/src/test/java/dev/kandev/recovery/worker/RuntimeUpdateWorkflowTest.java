@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.kandev.recovery.activities.store.TestStores;
 import dev.kandev.recovery.activities.runtime.NpxKey;
 import dev.kandev.recovery.activities.store.RuntimeJobRecord;
+import dev.kandev.recovery.activities.testing.Await;
 import dev.kandev.recovery.activities.testing.LocalNpmRegistry;
 import dev.kandev.recovery.activities.testing.NpmSandbox;
 import dev.kandev.recovery.activities.testing.TestAgentPackage;

@@ -6,6 +6,7 @@ import static dev.kandev.recovery.workflows.model.SessionState.WAITING_FOR_INPUT
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kandev.recovery.activities.store.SessionIdentity;
+import dev.kandev.recovery.activities.testing.Await;
 import dev.kandev.recovery.workflows.client.ResumeHandle;
 import dev.kandev.recovery.workflows.resume.ResumeFailure;
 import dev.kandev.recovery.workflows.resume.ResumeMode;

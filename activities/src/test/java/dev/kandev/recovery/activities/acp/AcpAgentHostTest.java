@@ -11,6 +11,7 @@ import dev.kandev.recovery.activities.store.Fence;
 import dev.kandev.recovery.activities.store.ResumeLockStore;
 import dev.kandev.recovery.activities.store.SessionStore;
 import dev.kandev.recovery.activities.store.TranscriptEntry;
+import dev.kandev.recovery.activities.testing.Await;
 import dev.kandev.recovery.activities.testing.TestAgent;
 import dev.kandev.recovery.activities.testing.TestDatabase;
 import dev.kandev.recovery.workflows.model.AgentFailureClass;
@@ -101,9 +102,8 @@ class AcpAgentHostTest {
   void cancelTurnEndsASlowTurnWithStopReasonCancelled() throws Exception {
     launched("slow-turn");
     CompletableFuture<TurnResult> turn = CompletableFuture.supplyAsync(() -> harness.turns.prompt(SESSION, "slow"));
-    AcpHarness.await("the turn to be running", Duration.ofSeconds(15), () -> "RUNNING".equals(sessionState()));
-    AcpHarness.await("the first chunk", Duration.ofSeconds(15),
-        () -> db.fixtures().string("SELECT state FROM tasks WHERE id = ?", TASK).equals("IN_PROGRESS"));
+    Await.until(this::sessionState, "RUNNING"::equals, Duration.ofSeconds(15), "the turn to be running");
+    Await.until(this::taskState, "IN_PROGRESS"::equals, Duration.ofSeconds(15), "the first chunk (the task IN_PROGRESS)");
 
     harness.turns.cancelTurn(SESSION);
 
@@ -128,8 +128,8 @@ class AcpAgentHostTest {
     assertThat(taskState()).isEqualTo("REVIEW");
     assertThat(db.tx((Handle h) -> TestStores.transcript(h, SESSION))).extracting(TranscriptEntry::content)
         .containsExactly("boom", "Working on: ");
-    AcpHarness.await("the exit to be recorded", Duration.ofSeconds(15),
-        () -> harness.executor(SESSION).status().equals("failed"));
+    Await.until(() -> harness.executor(SESSION).status(), "failed"::equals, Duration.ofSeconds(15),
+        "the exit to be recorded");
     ExecutorRecord executor = harness.executor(SESSION);
     assertThat(executor.pid()).isNull();
     assertThat(executor.errorMessage()).contains("exited on its own with code 5");
@@ -144,8 +144,8 @@ class AcpAgentHostTest {
 
     ProcessHandle.of(launch.pid()).orElseThrow().destroyForcibly();
 
-    AcpHarness.await("the exit to be recorded", Duration.ofSeconds(15),
-        () -> harness.executor(SESSION).status().equals("failed"));
+    Await.until(() -> harness.executor(SESSION).status(), "failed"::equals, Duration.ofSeconds(15),
+        "the exit to be recorded");
     assertThat(harness.executor(SESSION).pid()).isNull();
     assertThat(harness.executor(SESSION).errorMessage()).contains("exited on its own with code 137");
     assertThat(db.tx((Handle h) -> TestStores.claimedBy(h, AcpHarness.HOST, AcpHarness.INSTANCE))).isEmpty();
@@ -184,7 +184,7 @@ class AcpAgentHostTest {
 
     LaunchResult second = harness.launch(SESSION, workspace);
     ProcessHandle.of(second.pid()).orElseThrow().destroyForcibly();
-    AcpHarness.await("the exit to be heard of", Duration.ofSeconds(15), () -> stopped.size() == 2);
+    Await.until(stopped::size, n -> n == 2, Duration.ofSeconds(15), "the exit to be heard of");
     assertThat(stopped).containsExactly(SESSION + "/" + first.executionId(), SESSION + "/" + second.executionId());
     assertThat(harness.host.runningExecutions()).isEmpty();
   }
@@ -308,8 +308,8 @@ class AcpAgentHostTest {
         Map.of("KANDEV_TEST_AGENT_STATE_DIR", stateDir.toString()), null));
     CompletableFuture<LaunchResult> launch = CompletableFuture.supplyAsync(() -> harness.host.launch(
         new LaunchRequest(SESSION, TestAgent.AGENT_ID, workspace, Map.of(), fence)));
-    AcpHarness.await("the agent to start", Duration.ofSeconds(10),
-        () -> db.tx(h -> harness.executors.find(h, SESSION)).map(e -> e.status().equals("starting")).orElse(false));
+    Await.until(() -> db.tx(h -> harness.executors.find(h, SESSION)).map(ExecutorRecord::status).orElse("no executor row"),
+        "starting"::equals, Duration.ofSeconds(10), "the agent to start");
     return new HeldLaunch(launch, modeFile, harness.executor(SESSION).pid());
   }
 
@@ -332,8 +332,8 @@ class AcpAgentHostTest {
       assertThat(failure).as("the launch fails").isNotNull();
       assertThat(failure.failureClass()).isEqualTo(AgentFailureClass.AGENT_PROCESS_START_FAILED);
       assertThat(harness.host.isRunning(SESSION)).isFalse();
-      AcpHarness.await("the agent process to end", Duration.ofSeconds(10),
-          () -> !ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false));
+      Await.until(() -> !ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false), Duration.ofSeconds(10),
+          "the agent process " + pid + " to end");
       return failure;
     }
   }

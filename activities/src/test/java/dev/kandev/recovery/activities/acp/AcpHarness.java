@@ -14,7 +14,6 @@ import org.jdbi.v3.core.Handle;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
-import java.util.function.BooleanSupplier;
 
 /** Shared setup of the ACP tests: an {@link AgentHost} on the test database with short timeouts. */
 final class AcpHarness implements AutoCloseable {
@@ -71,16 +70,6 @@ final class AcpHarness implements AutoCloseable {
 
   long messages(String sessionId) {
     return fixtures.count("SELECT count(*) FROM session_messages WHERE session_id = ?", sessionId);
-  }
-
-  static void await(String what, Duration timeout, BooleanSupplier condition) throws InterruptedException {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("timed out after " + timeout + " waiting for " + what);
-      }
-      Thread.sleep(20);
-    }
   }
 
   @Override
