@@ -26,7 +26,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -36,21 +36,14 @@ class AcpAgentHostTest {
   private static final String SESSION = "s-1";
   private static final String TASK = "t-1";
 
-  @RegisterExtension final TestDatabase db = new TestDatabase();
+  @RegisterExtension @Order(1) final TestDatabase db = new TestDatabase();
+  @RegisterExtension @Order(2) final AcpHarness harness = new AcpHarness(db);
   @TempDir Path workspace;
   @TempDir Path stateDir;
-  private AcpHarness harness;
   private String token;
 
-  @AfterEach
-  void stopAgents() {
-    if (harness != null) {
-      harness.close();
-    }
-  }
-
   private LaunchResult launched(String mode, String... flags) {
-    harness = new AcpHarness(db, TestAgent.profile(mode, stateDir, flags));
+    harness.start(TestAgent.profile(mode, stateDir, flags));
     db.fixtures().task(TASK, "ws-1", "REVIEW").session(SESSION, TASK, "test-agent", SessionState.STARTING, "{}");
     LaunchResult result = harness.launch(SESSION, workspace);
     token = result.providerSessionId();
@@ -303,9 +296,7 @@ class AcpAgentHostTest {
   private HeldLaunch launchHeldInInitialize(Fence fence) throws Exception {
     Path modeFile = workspace.resolve("agent-mode");
     Files.writeString(modeFile, "hold-initialize");
-    harness = new AcpHarness(db, new AgentProfile(TestAgent.AGENT_ID,
-        List.of("node", TestAgent.script().toString(), "--mode-file=" + modeFile),
-        Map.of("KANDEV_TEST_AGENT_STATE_DIR", stateDir.toString()), null));
+    harness.start(TestAgent.switchable(modeFile, stateDir));
     CompletableFuture<LaunchResult> launch = CompletableFuture.supplyAsync(() -> harness.host.launch(
         new LaunchRequest(SESSION, TestAgent.AGENT_ID, workspace, Map.of(), fence)));
     Await.until(() -> db.tx(h -> harness.executors.find(h, SESSION)).map(ExecutorRecord::status).orElse("no executor row"),
@@ -340,7 +331,7 @@ class AcpAgentHostTest {
 
   @Test
   void aClosedHostStartsNoAgent() {
-    harness = new AcpHarness(db, TestAgent.profile("normal", stateDir));
+    harness.start(TestAgent.profile("normal", stateDir));
     db.fixtures().task(TASK, "ws-1", "REVIEW").session(SESSION, TASK, "test-agent", SessionState.STARTING, "{}");
     harness.host.close();
 
@@ -364,7 +355,7 @@ class AcpAgentHostTest {
     assertThat(harness.turns.prompt(SESSION, "edit").responseText()).contains("[permission: allow]");
     harness.close();
 
-    harness = new AcpHarness(db, AgentProfiles.of(TestAgent.profile("normal", stateDir, "--ask-permission")),
+    harness.start(AgentProfiles.of(TestAgent.profile("normal", stateDir, "--ask-permission")),
         AcpHarness.TIMEOUTS, PermissionPolicy.REJECT);
     harness.launch(SESSION, workspace);
     assertThat(harness.turns.prompt(SESSION, "edit").responseText()).contains("[permission: reject]");

@@ -8,15 +8,22 @@ import dev.kandev.recovery.activities.store.Fence;
 import dev.kandev.recovery.activities.store.SessionIdentity;
 import dev.kandev.recovery.activities.store.SessionIdentityStore;
 import dev.kandev.recovery.activities.store.TranscriptStore;
-import dev.kandev.recovery.activities.testing.Fixtures;
 import dev.kandev.recovery.activities.testing.TestDatabase;
 import org.jdbi.v3.core.Handle;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
-/** Shared setup of the ACP tests: an {@link AgentHost} on the test database with short timeouts. */
-final class AcpHarness implements AutoCloseable {
+/**
+ * Shared setup of the ACP tests: an {@link AgentHost} on the test database with short timeouts. A
+ * JUnit extension registered after the {@link TestDatabase} it uses
+ * ({@code @RegisterExtension @Order(2) final AcpHarness harness = new AcpHarness(db);}); a test
+ * starts the host with the profiles it needs, and the extension stops it (and its agents) after
+ * the test, before the schema is dropped.
+ */
+final class AcpHarness implements AfterEachCallback {
   static final String HOST = "test-host";
   static final String INSTANCE = "worker-1";
   static final AcpTimeouts TIMEOUTS =
@@ -25,31 +32,34 @@ final class AcpHarness implements AutoCloseable {
   static final Duration TURN_TIMEOUT = Duration.ofSeconds(30);
 
   final TestDatabase db;
-  final Fixtures fixtures;
-  final SessionIdentityStore identities;
-  final ExecutorsRunningStore executors;
-  final TranscriptStore transcripts;
-  final AgentHost host;
-  final PromptTurns turns;
+  final SessionIdentityStore identities = new SessionIdentityStore();
+  final ExecutorsRunningStore executors = new ExecutorsRunningStore();
+  final TranscriptStore transcripts = new TranscriptStore();
+  /** The host {@link #start} made, and its prompt turns. */
+  AgentHost host;
+  PromptTurns turns;
 
-  AcpHarness(TestDatabase db, AgentProfiles profiles, AcpTimeouts timeouts, PermissionPolicy policy) {
-    this(db, profiles, timeouts, policy, AgentCommands.AS_CONFIGURED);
-  }
-
-  AcpHarness(TestDatabase db, AgentProfiles profiles, AcpTimeouts timeouts, PermissionPolicy policy,
-      AgentCommands commands) {
+  AcpHarness(TestDatabase db) {
     this.db = db;
-    this.fixtures = db.fixtures();
-    this.identities = new SessionIdentityStore();
-    this.executors = new ExecutorsRunningStore();
-    this.transcripts = new TranscriptStore();
-    this.host = new AgentHost(new AgentHostSettings(HOST, INSTANCE, profiles, timeouts, policy,
-        AgentHostSettings.inheritedFrom(System.getenv()), commands), db.transactions(), identities, executors, transcripts);
-    this.turns = new PromptTurns(host, db.transactions(), TURN_TIMEOUT, timeouts.stopGrace());
   }
 
-  AcpHarness(TestDatabase db, AgentProfile profile) {
-    this(db, AgentProfiles.of(profile), TIMEOUTS, PermissionPolicy.ALLOW);
+  /** Starts a host with these profiles, timeouts and permission policy (stopping the previous one). */
+  AcpHarness start(AgentProfiles profiles, AcpTimeouts timeouts, PermissionPolicy policy) {
+    return start(profiles, timeouts, policy, AgentCommands.AS_CONFIGURED);
+  }
+
+  /** The same, with {@code commands} deciding what a profile's launch runs. */
+  AcpHarness start(AgentProfiles profiles, AcpTimeouts timeouts, PermissionPolicy policy, AgentCommands commands) {
+    close();
+    host = new AgentHost(new AgentHostSettings(HOST, INSTANCE, profiles, timeouts, policy,
+        AgentHostSettings.inheritedFrom(System.getenv()), commands), db.transactions(), identities, executors, transcripts);
+    turns = new PromptTurns(host, db.transactions(), TURN_TIMEOUT, timeouts.stopGrace());
+    return this;
+  }
+
+  /** Starts a host with one profile, the short timeouts and the allow-all policy. */
+  AcpHarness start(AgentProfile profile) {
+    return start(AgentProfiles.of(profile), TIMEOUTS, PermissionPolicy.ALLOW);
   }
 
   LaunchResult launch(String sessionId, Path workspace) {
@@ -69,11 +79,18 @@ final class AcpHarness implements AutoCloseable {
   }
 
   long messages(String sessionId) {
-    return fixtures.count("SELECT count(*) FROM session_messages WHERE session_id = ?", sessionId);
+    return db.fixtures().count("SELECT count(*) FROM session_messages WHERE session_id = ?", sessionId);
+  }
+
+  /** Stops the host and its agents. */
+  void close() {
+    if (host != null) {
+      host.close();
+    }
   }
 
   @Override
-  public void close() {
-    host.close();
+  public void afterEach(ExtensionContext context) {
+    close();
   }
 }

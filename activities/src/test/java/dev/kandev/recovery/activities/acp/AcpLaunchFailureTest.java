@@ -20,7 +20,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -30,20 +30,13 @@ class AcpLaunchFailureTest {
   private static final String SESSION = "s-1";
   private static final String TOKEN = "sess_stored0000000000000000000001";
 
-  @RegisterExtension final TestDatabase db = new TestDatabase();
+  @RegisterExtension @Order(1) final TestDatabase db = new TestDatabase();
+  @RegisterExtension @Order(2) final AcpHarness harness = new AcpHarness(db);
   @TempDir Path workspace;
   @TempDir Path stateDir;
-  private AcpHarness harness;
-
-  @AfterEach
-  void stopAgents() {
-    if (harness != null) {
-      harness.close();
-    }
-  }
 
   private AgentLaunchException launchFailing(AgentProfile profile, AcpTimeouts timeouts, String token) {
-    harness = new AcpHarness(db, AgentProfiles.of(profile), timeouts, PermissionPolicy.ALLOW);
+    harness.start(AgentProfiles.of(profile), timeouts, PermissionPolicy.ALLOW);
     if (token != null) {
       db.fixtures().sessionWithToken(SESSION, SessionState.STARTING, token);
     } else {
@@ -171,7 +164,7 @@ class AcpLaunchFailureTest {
 
   @Test
   void unknownAgentIdFailsToStartListingTheKnownIds() {
-    harness = new AcpHarness(db, TestAgent.profile("normal", stateDir));
+    harness.start(TestAgent.profile("normal", stateDir));
     db.fixtures().sessionWithToken(SESSION, SessionState.STARTING, TOKEN);
 
     AgentLaunchException e = catchThrowableOfType(AgentLaunchException.class,

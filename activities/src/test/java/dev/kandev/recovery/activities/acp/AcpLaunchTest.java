@@ -17,7 +17,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -26,17 +26,10 @@ import org.junit.jupiter.api.io.TempDir;
 class AcpLaunchTest {
   private static final String SESSION = "s-1";
 
-  @RegisterExtension final TestDatabase db = new TestDatabase();
+  @RegisterExtension @Order(1) final TestDatabase db = new TestDatabase();
+  @RegisterExtension @Order(2) final AcpHarness harness = new AcpHarness(db);
   @TempDir Path workspace;
   @TempDir Path stateDir;
-  private AcpHarness harness;
-
-  @AfterEach
-  void stopAgents() {
-    if (harness != null) {
-      harness.close();
-    }
-  }
 
   private void freshSession() {
     db.fixtures().task("t-1", "ws-1", "REVIEW").session(SESSION, "t-1", "test-agent", SessionState.STARTING, "{}");
@@ -49,7 +42,7 @@ class AcpLaunchTest {
 
   @Test
   void firstLaunchCreatesASessionAndPersistsItsIdInBothPlaces() {
-    harness = new AcpHarness(db, TestAgent.profile("normal", stateDir));
+    harness.start(TestAgent.profile("normal", stateDir));
     freshSession();
 
     LaunchResult result = harness.launch(SESSION, workspace);
@@ -75,7 +68,7 @@ class AcpLaunchTest {
 
   @Test
   void launchWithStoredTokenLoadsThatSessionAndTheTranscriptHasNoDuplicates() throws Exception {
-    harness = new AcpHarness(db, TestAgent.profile("normal", stateDir));
+    harness.start(TestAgent.profile("normal", stateDir));
     freshSession();
     String token = harness.launch(SESSION, workspace).providerSessionId();
     settleWaitingForInput();
@@ -100,7 +93,7 @@ class AcpLaunchTest {
 
   @Test
   void partialReplayOfTheLastMessagesIsRecognisedToo() {
-    harness = new AcpHarness(db, AgentProfiles.of(TestAgent.profile("normal", stateDir, "--replay=1")),
+    harness.start(AgentProfiles.of(TestAgent.profile("normal", stateDir, "--replay=1")),
         AcpHarness.TIMEOUTS, PermissionPolicy.ALLOW);
     freshSession();
     harness.launch(SESSION, workspace);
@@ -117,7 +110,7 @@ class AcpLaunchTest {
 
   @Test
   void replayOfHistoryTheTranscriptLacksIsPersistedOnce() {
-    harness = new AcpHarness(db, TestAgent.profile("normal", stateDir));
+    harness.start(TestAgent.profile("normal", stateDir));
     freshSession();
     String token = harness.launch(SESSION, workspace).providerSessionId();
     settleWaitingForInput();
@@ -138,7 +131,7 @@ class AcpLaunchTest {
 
   @Test
   void newSessionIdIsPersistedOnlyUnderTheCurrentFence() {
-    harness = new AcpHarness(db, TestAgent.profile("normal", stateDir));
+    harness.start(TestAgent.profile("normal", stateDir));
     freshSession();
     ResumeLockStore locks = new ResumeLockStore();
     Fence stale = db.tx(h -> locks.acquire(h, SESSION, "old-owner", Duration.ofMinutes(5))).orElseThrow().fence();
@@ -156,7 +149,7 @@ class AcpLaunchTest {
 
   @Test
   void childEnvironmentHoldsOnlyWhatTheProfileAndTheCredentialsPass() {
-    harness = new AcpHarness(db, TestAgent.profile("normal", stateDir, Map.of("PROFILE_VAR", "from-profile")));
+    harness.start(TestAgent.profile("normal", stateDir, Map.of("PROFILE_VAR", "from-profile")));
     freshSession();
     harness.launch(SESSION, workspace, Map.of("CRED_VAR", "from-credentials"));
     settleWaitingForInput();
@@ -171,7 +164,7 @@ class AcpLaunchTest {
 
   @Test
   void relaunchReplacesTheAgentTheHostStillRuns() {
-    harness = new AcpHarness(db, TestAgent.profile("normal", stateDir));
+    harness.start(TestAgent.profile("normal", stateDir));
     freshSession();
     LaunchResult first = harness.launch(SESSION, workspace);
 

@@ -19,8 +19,8 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -35,11 +35,11 @@ class AcpNpmLaunchTest {
   private static final String SPEC = TestAgentPackage.NAME;
   private static final AgentRuntime AGENT = new AgentRuntime(TestAgent.AGENT_ID, SPEC, SPEC, List.of());
   @RegisterExtension static final TestAgentNpmWorld world = new TestAgentNpmWorld();
-  @RegisterExtension final TestDatabase db = new TestDatabase();
+  @RegisterExtension @Order(1) final TestDatabase db = new TestDatabase();
+  @RegisterExtension @Order(2) final AcpHarness harness = new AcpHarness(db);
   @TempDir Path workspace;
   private NpmSandbox sandbox;
   private Path launchLog;
-  private AcpHarness harness;
 
   @BeforeEach
   void installThroughNpx() {
@@ -47,13 +47,6 @@ class AcpNpmLaunchTest {
     launchLog = world.dir().resolve("launch.log");
     world.installThroughNpx();
     db.fixtures().task("t-1", "ws-1", "REVIEW").session(SESSION, "t-1", AGENT.agentId(), SessionState.STARTING, "{}");
-  }
-
-  @AfterEach
-  void stop() {
-    if (harness != null) {
-      harness.close();
-    }
   }
 
   @Test
@@ -93,9 +86,8 @@ class AcpNpmLaunchTest {
     env.put("KANDEV_TEST_AGENT_LAUNCH_LOG", launchLog.toString());
     AgentProfile profile = new AgentProfile(AGENT.agentId(), sandbox.settings().launchCommand(SPEC, List.of()), env, null,
         builtIn ? AGENT : null);
-    harness = new AcpHarness(db, AgentProfiles.of(profile), AcpHarness.TIMEOUTS, PermissionPolicy.ALLOW,
-        new NpmLaunch(sandbox.settings(), new CommandRunner()));
-    return harness.launch(SESSION, workspace);
+    return harness.start(AgentProfiles.of(profile), AcpHarness.TIMEOUTS, PermissionPolicy.ALLOW,
+        new NpmLaunch(sandbox.settings(), new CommandRunner())).launch(SESSION, workspace);
   }
 
   private void assertLaunchedThroughNpx(LaunchResult result) throws Exception {

@@ -16,9 +16,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -46,10 +46,10 @@ class AcpRealAgentTest {
 
   private static Path binary;
 
-  @RegisterExtension final TestDatabase db = new TestDatabase();
+  @RegisterExtension @Order(1) final TestDatabase db = new TestDatabase();
+  @RegisterExtension @Order(2) final AcpHarness harness = new AcpHarness(db);
   @TempDir Path workspace;
   @TempDir Path home;
-  private AcpHarness harness;
 
   /** Called from the test, not {@code @BeforeAll}: a skip then shows as a skipped test with its reason. */
   private static synchronized Path installedOpenCode() throws Exception {
@@ -98,18 +98,11 @@ class AcpRealAgentTest {
     return new Result(done && process.exitValue() == 0, done ? output : "timed out after " + timeout + "; " + output);
   }
 
-  @AfterEach
-  void stopAgents() {
-    if (harness != null) {
-      harness.close();
-    }
-  }
-
   @Test
   void openCodeCompletesTheHandshakeAndItsStoredSessionIsOnlyEverLoaded() throws Exception {
     AgentProfile profile = new AgentProfile("test-agent", List.of(installedOpenCode().toString(), "acp"),
         Map.of("HOME", home.toString(), "OPENCODE_DISABLE_AUTOUPDATE", "1"), null);
-    harness = new AcpHarness(db, AgentProfiles.of(profile), TIMEOUTS, PermissionPolicy.REJECT);
+    harness.start(AgentProfiles.of(profile), TIMEOUTS, PermissionPolicy.REJECT);
     db.fixtures().task("t-1", "ws-1", "REVIEW").session(SESSION, "t-1", "test-agent", SessionState.STARTING, "{}");
 
     LaunchResult created = harness.launch(SESSION, workspace);

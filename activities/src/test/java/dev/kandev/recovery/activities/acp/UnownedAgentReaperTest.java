@@ -8,8 +8,8 @@ import dev.kandev.recovery.activities.testing.TestAgent;
 import dev.kandev.recovery.activities.testing.TestDatabase;
 import dev.kandev.recovery.workflows.model.SessionState;
 import java.nio.file.Path;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -18,24 +18,19 @@ import org.junit.jupiter.api.io.TempDir;
 class UnownedAgentReaperTest {
   private static final String SESSION = "s-1";
 
-  @RegisterExtension final TestDatabase db = new TestDatabase();
+  @RegisterExtension @Order(1) final TestDatabase db = new TestDatabase();
+  @RegisterExtension @Order(2) final AcpHarness harness = new AcpHarness(db);
   @TempDir Path workspace;
   @TempDir Path stateDir;
-  private AcpHarness harness;
   private UnownedAgentReaper reaper;
   private long pid;
 
   @BeforeEach
   void launch() {
-    harness = new AcpHarness(db, TestAgent.profile("normal", stateDir));
+    harness.start(TestAgent.profile("normal", stateDir));
     reaper = new UnownedAgentReaper(harness.host, db.transactions(), new SessionStore(Json.mapper()), harness.executors);
     db.fixtures().task("t-1", "ws-1", "REVIEW").session(SESSION, "t-1", "test-agent", SessionState.STARTING, "{}");
     pid = harness.launch(SESSION, workspace).pid();
-  }
-
-  @AfterEach
-  void stop() {
-    harness.close();
   }
 
   private void sessionIs(String state) {

@@ -5,6 +5,7 @@ import dev.kandev.recovery.activities.store.Fence;
 import dev.kandev.recovery.activities.store.SessionStore;
 import dev.kandev.recovery.activities.testing.CredentialFixtures;
 import dev.kandev.recovery.activities.testing.FakeGitHubServer;
+import dev.kandev.recovery.activities.testing.Fixtures;
 import dev.kandev.recovery.activities.testing.MutableClock;
 import dev.kandev.recovery.activities.testing.TestDatabase;
 import dev.kandev.recovery.activities.testing.TestKeys;
@@ -18,43 +19,52 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.BeforeEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * A broker over a test schema with: workspace {@code ws-1}, task {@code t1}, session {@code s1}
  * (STARTING), repository {@code r1} = github.com/acme/widgets linked to t1, workspace policy
  * github_app with installation 42 and contents:write, and a {@link FakeGitHubServer} as GitHub.
+ * A JUnit extension, set up before each test and closed after it; register it after the
+ * {@link TestDatabase} it uses: {@code @RegisterExtension @Order(2) final BrokerHarness h = new BrokerHarness(db);}.
  */
-final class BrokerHarness implements AutoCloseable {
+final class BrokerHarness implements BeforeEachCallback, AfterEachCallback {
   static final String APP_ID = "12345";
   static final long INSTALLATION = 42;
 
   final TestDatabase db;
-  final CredentialFixtures rows;
   final MutableClock clock = new MutableClock(Instant.now().truncatedTo(ChronoUnit.MICROS));
   final KeyPair appKeys = TestKeys.appKeyPair();
-  final FakeGitHubServer github;
-  final SessionStore sessions;
-  final CredentialBroker broker;
+  final SessionStore sessions = new SessionStore(Json.mapper());
+  Fixtures fixtures;
+  CredentialFixtures rows;
+  FakeGitHubServer github;
+  CredentialBroker broker;
 
   BrokerHarness(TestDatabase db) {
-    this(db, true);
+    this.db = db;
   }
 
-  BrokerHarness(TestDatabase db, boolean configureApp) {
-    this.db = db;
-    this.rows = new CredentialFixtures(db.fixtures());
+  @Override
+  public void beforeEach(ExtensionContext context) {
+    fixtures = db.fixtures();
+    rows = new CredentialFixtures(fixtures);
     github = new FakeGitHubServer((RSAPublicKey) appKeys.getPublic(), APP_ID, INSTALLATION,
         Set.of("widgets", "gadgets"), Map.of("contents", "write", "pull_requests", "write", "metadata", "read"));
-    sessions = new SessionStore(Json.mapper());
-    Optional<GitHubAppSettings> app =
-        configureApp
-            ? Optional.of(new GitHubAppSettings(APP_ID, TestKeys.pkcs1Pem(appKeys.getPrivate()), github.apiBase()))
-            : Optional.empty();
-    broker = broker(app);
-    rows.fixtures().task("t1", "ws-1", "IN_PROGRESS");
-    rows.fixtures().session("s1", "t1", "test-agent", SessionState.STARTING, "{}");
+    broker = broker(Optional.of(new GitHubAppSettings(APP_ID, TestKeys.pkcs1Pem(appKeys.getPrivate()), github.apiBase())));
+    fixtures.task("t1", "ws-1", "IN_PROGRESS");
+    fixtures.session("s1", "t1", "test-agent", SessionState.STARTING, "{}");
     rows.repository("r1", "ws-1", "github.com", "acme", "widgets").link("t1", "r1", 0);
     rows.workspacePolicy("ws-1", "github_app", INSTALLATION, "{\"contents\":\"write\"}");
+  }
+
+  @Override
+  public void afterEach(ExtensionContext context) {
+    if (github != null) {
+      github.close();
+    }
   }
 
   CredentialBroker broker(Optional<GitHubAppSettings> app) {
@@ -77,10 +87,5 @@ final class BrokerHarness implements AutoCloseable {
   /** A guarded transition, as the workflow's activities make it. */
   void moveSession(SessionState from, SessionState to) {
     db.tx(h -> sessions.transition(h, "s1", Set.of(from), to, "test", "", Fence.none()));
-  }
-
-  @Override
-  public void close() {
-    github.close();
   }
 }

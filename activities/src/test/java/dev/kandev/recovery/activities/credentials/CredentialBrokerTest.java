@@ -6,7 +6,7 @@ import static dev.kandev.recovery.workflows.model.SessionState.STARTING;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.kandev.recovery.activities.testing.Fixtures;
+import dev.kandev.recovery.activities.testing.Await;
 import dev.kandev.recovery.activities.testing.TestDatabase;
 import dev.kandev.recovery.activities.testing.TestKeys;
 import dev.kandev.recovery.workflows.FailureType;
@@ -19,31 +19,15 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 class CredentialBrokerTest {
-  @RegisterExtension final TestDatabase db = new TestDatabase();
-
-  private BrokerHarness h;
-  private CredentialBroker broker;
-  private Fixtures fixtures;
-
-  @BeforeEach
-  void setUp() {
-    h = new BrokerHarness(db);
-    broker = h.broker;
-    fixtures = h.rows.fixtures();
-  }
-
-  @AfterEach
-  void tearDown() {
-    h.close();
-  }
+  @RegisterExtension @Order(1) final TestDatabase db = new TestDatabase();
+  @RegisterExtension @Order(2) final BrokerHarness h = new BrokerHarness(db);
 
   private static void assertRejected(ThrowingCallable call, FailureType type, String message) {
     assertThatThrownBy(call)
@@ -55,14 +39,14 @@ class CredentialBrokerTest {
   }
 
   private long leases() {
-    return fixtures.count("SELECT count(*) FROM credential_leases");
+    return h.fixtures.count("SELECT count(*) FROM credential_leases");
   }
 
   // --- issuance -------------------------------------------------------------------------------
 
   @Test
   void issueWhileStartingCreatesALeaseWithoutTokenAndANonSecretSnapshot() {
-    LeaseGrant grant = broker.issue(h.scope());
+    LeaseGrant grant = h.broker.issue(h.scope());
 
     assertThat(grant.leaseId()).startsWith("lease-");
     assertThat(grant.expiresAt()).isEqualTo(h.clock.instant().plus(Duration.ofHours(12)));
@@ -78,7 +62,7 @@ class CredentialBrokerTest {
     assertThat(s.expiresAt()).isEqualTo(grant.expiresAt().toString());
     assertThat(s.source()).isEqualTo("workspace");
     assertThat(Instant.parse(s.capturedAt())).isEqualTo(h.clock.instant());
-    assertThat(fixtures.string("SELECT session_id || ' ' || repository_id || ' ' || host || path || ' '"
+    assertThat(h.fixtures.string("SELECT session_id || ' ' || repository_id || ' ' || host || path || ' '"
         + " || (token_hash IS NULL) FROM credential_leases WHERE id = ?", grant.leaseId()))
         .isEqualTo("s1 r1 github.com/acme/widgets true");
     assertThat(h.github.calls()).as("issuance does not call GitHub").isZero();
@@ -89,16 +73,16 @@ class CredentialBrokerTest {
   void issueRejectsEveryTerminalState(SessionState terminal) {
     h.moveSession(STARTING, terminal);
 
-    assertRejected(() -> broker.issue(h.scope()), FailureType.CREDENTIAL_SESSION_TERMINAL, "session is terminal");
+    assertRejected(() -> h.broker.issue(h.scope()), FailureType.CREDENTIAL_SESSION_TERMINAL, "session is terminal");
     assertThat(leases()).isZero();
   }
 
   @ParameterizedTest
   @EnumSource(value = SessionState.class, names = {"CREATED", "STARTING", "RUNNING", "IDLE", "WAITING_FOR_INPUT"})
   void issueAcceptsEveryNonTerminalState(SessionState state) {
-    fixtures.exec("UPDATE task_sessions SET state = ? WHERE id = 's1'", state.name());
+    h.fixtures.exec("UPDATE task_sessions SET state = ? WHERE id = 's1'", state.name());
 
-    assertThat(broker.issue(h.scope()).hasLease()).isTrue();
+    assertThat(h.broker.issue(h.scope()).leaseId()).isNotNull();
   }
 
   @Test
@@ -107,7 +91,7 @@ class CredentialBrokerTest {
     LeaseScope scope = h.scope();
     h.moveSession(RUNNING, FAILED);
 
-    assertRejected(() -> broker.issue(scope), FailureType.CREDENTIAL_SESSION_TERMINAL, "session is terminal");
+    assertRejected(() -> h.broker.issue(scope), FailureType.CREDENTIAL_SESSION_TERMINAL, "session is terminal");
   }
 
   @Test
@@ -118,8 +102,10 @@ class CredentialBrokerTest {
       try (var update = c.createStatement()) {
         update.execute("UPDATE task_sessions SET state = 'CANCELLED' WHERE id = 's1'");
       }
-      var issuing = pool.submit(() -> broker.issue(h.scope()));
-      Thread.sleep(300);
+      long transition = backendPid(c);
+      var issuing = pool.submit(() -> h.broker.issue(h.scope()));
+      Await.until(() -> blockedBy(transition), n -> n > 0, Duration.ofSeconds(10),
+          "the issuance to wait on the in-flight transition's row lock (backends blocked by it)");
       assertThat(issuing.isDone()).as("issuance waits for the in-flight transition").isFalse();
       c.commit();
 
@@ -132,23 +118,35 @@ class CredentialBrokerTest {
     assertThat(leases()).isZero();
   }
 
+  private static long backendPid(java.sql.Connection c) throws java.sql.SQLException {
+    try (var query = c.createStatement(); var rows = query.executeQuery("SELECT pg_backend_pid()")) {
+      rows.next();
+      return rows.getLong(1);
+    }
+  }
+
+  /** How many database sessions wait on a lock held by the session with process id {@code pid}. */
+  private long blockedBy(long pid) {
+    return h.fixtures.count("SELECT count(*) FROM pg_stat_activity WHERE ?::int = ANY(pg_blocking_pids(pid))", pid);
+  }
+
   @Test
   void issueRejectsAnUnknownSession() {
-    assertRejected(() -> broker.issue(LeaseScope.github("ws-1", "t1", "nope", "r1", "github.com", "acme/widgets")),
+    assertRejected(() -> h.broker.issue(LeaseScope.github("ws-1", "t1", "nope", "r1", "github.com", "acme/widgets")),
         FailureType.CREDENTIAL_SCOPE_DENIED, "unknown session nope");
   }
 
   @Test
   void issueRejectsASessionOfAnotherTask() {
-    fixtures.task("t2", "ws-1", "IN_PROGRESS").session("s2", "t2", "test-agent", STARTING, "{}");
+    h.fixtures.task("t2", "ws-1", "IN_PROGRESS").session("s2", "t2", "test-agent", STARTING, "{}");
 
-    assertRejected(() -> broker.issue(LeaseScope.github("ws-1", "t1", "s2", "r1", "github.com", "acme/widgets")),
+    assertRejected(() -> h.broker.issue(LeaseScope.github("ws-1", "t1", "s2", "r1", "github.com", "acme/widgets")),
         FailureType.CREDENTIAL_SCOPE_DENIED, "session does not belong to task");
   }
 
   @Test
   void issueRejectsATaskOfAnotherWorkspace() {
-    assertRejected(() -> broker.issue(LeaseScope.github("ws-2", "t1", "s1", "r1", "github.com", "acme/widgets")),
+    assertRejected(() -> h.broker.issue(LeaseScope.github("ws-2", "t1", "s1", "r1", "github.com", "acme/widgets")),
         FailureType.CREDENTIAL_SCOPE_DENIED, "task does not belong to workspace");
   }
 
@@ -156,15 +154,15 @@ class CredentialBrokerTest {
   void issueRejectsAnUnlinkedRepository() {
     h.rows.repository("r2", "ws-1", "github.com", "acme", "gadgets");
 
-    assertRejected(() -> broker.issue(LeaseScope.github("ws-1", "t1", "s1", "r2", "github.com", "acme/gadgets")),
+    assertRejected(() -> h.broker.issue(LeaseScope.github("ws-1", "t1", "s1", "r2", "github.com", "acme/gadgets")),
         FailureType.CREDENTIAL_SCOPE_DENIED, "repository is not linked to task");
   }
 
   @Test
   void issueRejectsAScopeWhoseHostOrPathIsNotTheRepositorys() {
-    assertRejected(() -> broker.issue(LeaseScope.github("ws-1", "t1", "s1", "r1", "github.com", "evil/widgets")),
+    assertRejected(() -> h.broker.issue(LeaseScope.github("ws-1", "t1", "s1", "r1", "github.com", "evil/widgets")),
         FailureType.CREDENTIAL_SCOPE_DENIED, "does not match host and path");
-    assertRejected(() -> broker.issue(LeaseScope.github("ws-1", "t1", "s1", "r1", "ghe.example.com", "acme/widgets")),
+    assertRejected(() -> h.broker.issue(LeaseScope.github("ws-1", "t1", "s1", "r1", "ghe.example.com", "acme/widgets")),
         FailureType.CREDENTIAL_SCOPE_DENIED, "does not match host and path");
   }
 
@@ -190,7 +188,7 @@ class CredentialBrokerTest {
     assertThat(CredentialBroker.clampTtl(Duration.ofHours(-1))).isEqualTo(Duration.ofHours(12));
     assertThat(CredentialBroker.clampTtl(Duration.ofHours(13))).isEqualTo(Duration.ofHours(12));
     assertThat(CredentialBroker.clampTtl(null)).isEqualTo(Duration.ofHours(12));
-    assertThat(broker.issue(h.scope(), null, Duration.ofHours(1)).expiresAt())
+    assertThat(h.broker.issue(h.scope(), null, Duration.ofHours(1)).expiresAt())
         .isEqualTo(h.clock.instant().plus(Duration.ofHours(1)));
   }
 
@@ -198,11 +196,11 @@ class CredentialBrokerTest {
 
   @Test
   void withoutAPolicyRowThePolicyIsNoneAndNoLeaseIsIssued() {
-    fixtures.exec("DELETE FROM workspace_credential_policies");
+    h.fixtures.exec("DELETE FROM workspace_credential_policies");
 
-    LeaseGrant grant = broker.issue(h.scope());
+    LeaseGrant grant = h.broker.issue(h.scope());
 
-    assertThat(grant.hasLease()).isFalse();
+    assertThat(grant.leaseId()).isNull();
     assertThat(grant.snapshot().policy()).isEqualTo("none");
     assertThat(grant.snapshot().source()).isEqualTo("default");
     assertThat(grant.snapshot().leaseId()).isNull();
@@ -215,7 +213,7 @@ class CredentialBrokerTest {
     h.rows.workspacePolicy("ws-1", "none", null, "{}");
     h.moveSession(STARTING, FAILED);
 
-    assertRejected(() -> broker.issue(h.scope()), FailureType.CREDENTIAL_SESSION_TERMINAL, "session is terminal");
+    assertRejected(() -> h.broker.issue(h.scope()), FailureType.CREDENTIAL_SESSION_TERMINAL, "session is terminal");
   }
 
   @Test
@@ -223,11 +221,11 @@ class CredentialBrokerTest {
     h.rows.executorPolicy("exec-byo", "none", null, "{}")
         .executorPolicy("exec-pr", "github_app", 43L, "{\"contents\":\"write\",\"pull_requests\":\"write\"}");
 
-    LeaseGrant none = broker.issue(h.scope(), "exec-byo");
-    LeaseGrant pr = broker.issue(h.scope(), "exec-pr");
-    LeaseGrant unknownExecutor = broker.issue(h.scope(), "exec-other");
+    LeaseGrant none = h.broker.issue(h.scope(), "exec-byo");
+    LeaseGrant pr = h.broker.issue(h.scope(), "exec-pr");
+    LeaseGrant unknownExecutor = h.broker.issue(h.scope(), "exec-other");
 
-    assertThat(none.hasLease()).isFalse();
+    assertThat(none.leaseId()).isNull();
     assertThat(none.snapshot()).extracting(GitCredentialSnapshot::policy, GitCredentialSnapshot::source)
         .containsExactly("none", "executor");
     assertThat(pr.snapshot()).extracting(GitCredentialSnapshot::policy, GitCredentialSnapshot::source,
@@ -238,33 +236,33 @@ class CredentialBrokerTest {
 
   @Test
   void aChangedPolicyRowChangesTheNextIssuanceAndInvalidatesOldLeases() {
-    LeaseGrant first = broker.issue(h.scope());
-    IssuedToken token = broker.mintToken(first.leaseId());
+    LeaseGrant first = h.broker.issue(h.scope());
+    IssuedToken token = h.broker.mintToken(first.leaseId());
     h.rows.workspacePolicy("ws-1", "github_app", BrokerHarness.INSTALLATION, "{\"contents\":\"read\"}");
 
-    LeaseGrant second = broker.issue(h.scope());
+    LeaseGrant second = h.broker.issue(h.scope());
 
     assertThat(second.snapshot().permissions()).isEqualTo(Map.of("contents", "read"));
-    assertRejected(() -> broker.redeem(token.token(), "github.com", "acme/widgets.git"),
+    assertRejected(() -> h.broker.redeem(token.token(), "github.com", "acme/widgets.git"),
         FailureType.CREDENTIAL_LEASE_INVALID, "credential policy changed");
-    assertRejected(() -> broker.mintToken(first.leaseId()), FailureType.CREDENTIAL_LEASE_INVALID, "credential policy changed");
-    assertThat(broker.mintToken(second.leaseId()).leaseId()).isEqualTo(second.leaseId());
+    assertRejected(() -> h.broker.mintToken(first.leaseId()), FailureType.CREDENTIAL_LEASE_INVALID, "credential policy changed");
+    assertThat(h.broker.mintToken(second.leaseId()).leaseId()).isEqualTo(second.leaseId());
   }
 
   // --- minting and redemption -----------------------------------------------------------------
 
   @Test
   void mintStoresOnlyTheTokensHashAndRedeemReturnsTheInstallationToken() {
-    LeaseGrant grant = broker.issue(h.scope());
-    IssuedToken token = broker.mintToken(grant.leaseId());
+    LeaseGrant grant = h.broker.issue(h.scope());
+    IssuedToken token = h.broker.mintToken(grant.leaseId());
 
     assertThat(token.token()).matches("[A-Za-z0-9_-]{43}");
     assertThat(token.toString()).doesNotContain(token.token()).contains(grant.leaseId());
-    assertThat(fixtures.string("SELECT encode(token_hash, 'hex') FROM credential_leases WHERE id = ?", grant.leaseId()))
+    assertThat(h.fixtures.string("SELECT encode(token_hash, 'hex') FROM credential_leases WHERE id = ?", grant.leaseId()))
         .isEqualTo(HexFormat.of().formatHex(CredentialBroker.hash(token.token())));
-    assertThat(fixtures.dump("credential_leases")).doesNotContain(token.token());
+    assertThat(h.fixtures.dump("credential_leases")).doesNotContain(token.token());
 
-    GitCredential credential = broker.redeem(token.token(), "github.com", "acme/widgets.git");
+    GitCredential credential = h.broker.redeem(token.token(), "github.com", "acme/widgets.git");
 
     assertThat(h.github.issued()).hasSize(1);
     FakeIssued issued = FakeIssued.of(h);
@@ -274,15 +272,15 @@ class CredentialBrokerTest {
     assertThat(issued.permissions).isEqualTo(Map.of("contents", "write"));
     assertThat(h.github.rejections()).isEmpty();
     assertThat(credential.toString()).doesNotContain(credential.password());
-    assertThat(fixtures.dump("credential_leases")).doesNotContain(credential.password());
+    assertThat(h.fixtures.dump("credential_leases")).doesNotContain(credential.password());
   }
 
   @Test
   void theInstallationTokenIsCachedAcrossRedemptions() {
-    IssuedToken token = broker.mintToken(broker.issue(h.scope()).leaseId());
+    IssuedToken token = h.broker.mintToken(h.broker.issue(h.scope()).leaseId());
 
-    String first = broker.redeem(token.token(), "github.com", "/acme/widgets").password();
-    String second = broker.redeem(token.token(), "GitHub.com", "acme/widgets.git").password();
+    String first = h.broker.redeem(token.token(), "github.com", "/acme/widgets").password();
+    String second = h.broker.redeem(token.token(), "GitHub.com", "acme/widgets.git").password();
 
     assertThat(second).isEqualTo(first);
     assertThat(h.github.calls()).isEqualTo(1);
@@ -290,96 +288,96 @@ class CredentialBrokerTest {
 
   @Test
   void redemptionIsRejectedOnceTheSessionIsTerminal() {
-    IssuedToken token = broker.mintToken(broker.issue(h.scope()).leaseId());
+    IssuedToken token = h.broker.mintToken(h.broker.issue(h.scope()).leaseId());
     h.moveSession(STARTING, FAILED);
 
-    assertRejected(() -> broker.redeem(token.token(), "github.com", "acme/widgets.git"),
+    assertRejected(() -> h.broker.redeem(token.token(), "github.com", "acme/widgets.git"),
         FailureType.CREDENTIAL_SESSION_TERMINAL, "session is terminal");
     assertThat(h.github.calls()).isZero();
   }
 
   @Test
   void mintIsRejectedOnceTheSessionIsTerminal() {
-    LeaseGrant grant = broker.issue(h.scope());
+    LeaseGrant grant = h.broker.issue(h.scope());
     h.moveSession(STARTING, FAILED);
 
-    assertRejected(() -> broker.mintToken(grant.leaseId()), FailureType.CREDENTIAL_SESSION_TERMINAL, "session is terminal");
+    assertRejected(() -> h.broker.mintToken(grant.leaseId()), FailureType.CREDENTIAL_SESSION_TERMINAL, "session is terminal");
   }
 
   @Test
   void redemptionForAnotherRepositoryIsDenied() {
-    IssuedToken token = broker.mintToken(broker.issue(h.scope()).leaseId());
+    IssuedToken token = h.broker.mintToken(h.broker.issue(h.scope()).leaseId());
 
-    assertRejected(() -> broker.redeem(token.token(), "github.com", "acme/gadgets.git"),
+    assertRejected(() -> h.broker.redeem(token.token(), "github.com", "acme/gadgets.git"),
         FailureType.CREDENTIAL_SCOPE_DENIED, "is not for this repository");
-    assertRejected(() -> broker.redeem(token.token(), "gitlab.com", "acme/widgets.git"),
+    assertRejected(() -> h.broker.redeem(token.token(), "gitlab.com", "acme/widgets.git"),
         FailureType.CREDENTIAL_SCOPE_DENIED, "is not for this repository");
   }
 
   @Test
   void unknownAndMalformedTokensAreInvalid() {
-    broker.mintToken(broker.issue(h.scope()).leaseId());
+    h.broker.mintToken(h.broker.issue(h.scope()).leaseId());
 
-    assertRejected(() -> broker.redeem("A".repeat(43), "github.com", "acme/widgets"),
+    assertRejected(() -> h.broker.redeem("A".repeat(43), "github.com", "acme/widgets"),
         FailureType.CREDENTIAL_LEASE_INVALID, "unknown lease token");
-    assertRejected(() -> broker.redeem("short", "github.com", "acme/widgets"),
+    assertRejected(() -> h.broker.redeem("short", "github.com", "acme/widgets"),
         FailureType.CREDENTIAL_LEASE_INVALID, "malformed lease token");
-    assertRejected(() -> broker.mintToken("lease-missing"), FailureType.CREDENTIAL_LEASE_INVALID, "unknown lease");
+    assertRejected(() -> h.broker.mintToken("lease-missing"), FailureType.CREDENTIAL_LEASE_INVALID, "unknown lease");
   }
 
   @Test
   void mintingAgainReplacesTheEarlierToken() {
-    String leaseId = broker.issue(h.scope()).leaseId();
-    IssuedToken first = broker.mintToken(leaseId);
-    IssuedToken second = broker.mintToken(leaseId);
+    String leaseId = h.broker.issue(h.scope()).leaseId();
+    IssuedToken first = h.broker.mintToken(leaseId);
+    IssuedToken second = h.broker.mintToken(leaseId);
 
-    assertRejected(() -> broker.redeem(first.token(), "github.com", "acme/widgets"),
+    assertRejected(() -> h.broker.redeem(first.token(), "github.com", "acme/widgets"),
         FailureType.CREDENTIAL_LEASE_INVALID, "unknown lease token");
-    assertThat(broker.redeem(second.token(), "github.com", "acme/widgets").username()).isEqualTo("x-access-token");
+    assertThat(h.broker.redeem(second.token(), "github.com", "acme/widgets").username()).isEqualTo("x-access-token");
   }
 
   // --- revocation and expiry ------------------------------------------------------------------
 
   @Test
   void aRevokedLeaseCannotBeMintedOrRedeemed() {
-    String leaseId = broker.issue(h.scope()).leaseId();
-    IssuedToken token = broker.mintToken(leaseId);
+    String leaseId = h.broker.issue(h.scope()).leaseId();
+    IssuedToken token = h.broker.mintToken(leaseId);
 
-    broker.revoke(leaseId);
-    broker.revoke(leaseId);
+    h.broker.revoke(leaseId);
+    h.broker.revoke(leaseId);
 
-    assertRejected(() -> broker.redeem(token.token(), "github.com", "acme/widgets"),
+    assertRejected(() -> h.broker.redeem(token.token(), "github.com", "acme/widgets"),
         FailureType.CREDENTIAL_LEASE_INVALID, "is revoked");
-    assertRejected(() -> broker.mintToken(leaseId), FailureType.CREDENTIAL_LEASE_INVALID, "is revoked");
+    assertRejected(() -> h.broker.mintToken(leaseId), FailureType.CREDENTIAL_LEASE_INVALID, "is revoked");
   }
 
   @Test
   void revokeSessionRevokesEveryLiveLeaseOfTheSession() {
     h.rows.repository("r2", "ws-1", "github.com", "acme", "gadgets").link("t1", "r2", 1);
-    List<LeaseScope> scopes = broker.scopesForSession("s1");
-    IssuedToken a = broker.mintToken(broker.issue(scopes.get(0)).leaseId());
-    IssuedToken b = broker.mintToken(broker.issue(scopes.get(1)).leaseId());
+    List<LeaseScope> scopes = h.broker.scopesForSession("s1");
+    IssuedToken a = h.broker.mintToken(h.broker.issue(scopes.get(0)).leaseId());
+    IssuedToken b = h.broker.mintToken(h.broker.issue(scopes.get(1)).leaseId());
 
-    assertThat(broker.revokeSession("s1")).isEqualTo(2);
-    assertThat(broker.revokeSession("s1")).isZero();
+    assertThat(h.broker.revokeSession("s1")).isEqualTo(2);
+    assertThat(h.broker.revokeSession("s1")).isZero();
 
-    assertRejected(() -> broker.redeem(a.token(), "github.com", "acme/widgets"), FailureType.CREDENTIAL_LEASE_INVALID, "revoked");
-    assertRejected(() -> broker.redeem(b.token(), "github.com", "acme/gadgets"), FailureType.CREDENTIAL_LEASE_INVALID, "revoked");
+    assertRejected(() -> h.broker.redeem(a.token(), "github.com", "acme/widgets"), FailureType.CREDENTIAL_LEASE_INVALID, "revoked");
+    assertRejected(() -> h.broker.redeem(b.token(), "github.com", "acme/gadgets"), FailureType.CREDENTIAL_LEASE_INVALID, "revoked");
   }
 
   @Test
   void anExpiredLeaseCannotBeRedeemedAndRedemptionRenewsExpiry() {
-    IssuedToken token = broker.mintToken(broker.issue(h.scope()).leaseId());
+    IssuedToken token = h.broker.mintToken(h.broker.issue(h.scope()).leaseId());
     h.clock.advance(Duration.ofHours(11));
-    broker.redeem(token.token(), "github.com", "acme/widgets");
+    h.broker.redeem(token.token(), "github.com", "acme/widgets");
 
     h.clock.advance(Duration.ofHours(11));
-    broker.redeem(token.token(), "github.com", "acme/widgets");
+    h.broker.redeem(token.token(), "github.com", "acme/widgets");
 
     h.clock.advance(Duration.ofHours(12));
-    assertRejected(() -> broker.redeem(token.token(), "github.com", "acme/widgets"),
+    assertRejected(() -> h.broker.redeem(token.token(), "github.com", "acme/widgets"),
         FailureType.CREDENTIAL_LEASE_INVALID, "has expired");
-    assertRejected(() -> broker.mintToken(token.leaseId()), FailureType.CREDENTIAL_LEASE_INVALID, "has expired");
+    assertRejected(() -> h.broker.mintToken(token.leaseId()), FailureType.CREDENTIAL_LEASE_INVALID, "has expired");
   }
 
   @Test
@@ -396,30 +394,30 @@ class CredentialBrokerTest {
   @Test
   void issueAllCreatesEveryLeaseOrNone() {
     h.rows.repository("r2", "ws-1", "github.com", "acme", "gadgets").link("t1", "r2", 1);
-    List<LeaseScope> scopes = broker.scopesForSession("s1");
+    List<LeaseScope> scopes = h.broker.scopesForSession("s1");
 
-    List<LeaseGrant> grants = broker.issueAll(scopes, null, null);
+    List<LeaseGrant> grants = h.broker.issueAll(scopes, null, null);
 
     assertThat(grants).extracting(g -> g.snapshot().repository()).containsExactly("acme/widgets", "acme/gadgets");
     assertThat(leases()).isEqualTo(2);
 
     LeaseScope unlinked = LeaseScope.github("ws-1", "t1", "s1", "r3", "github.com", "acme/other");
-    assertRejected(() -> broker.issueAll(List.of(scopes.get(0), unlinked), null, null),
+    assertRejected(() -> h.broker.issueAll(List.of(scopes.get(0), unlinked), null, null),
         FailureType.CREDENTIAL_SCOPE_DENIED, "not linked");
     assertThat(leases()).as("the first scope's lease was rolled back").isEqualTo(2);
   }
 
   @Test
   void theSnapshotIsCamelCaseJsonAndRoundTrips() throws Exception {
-    GitCredentialSnapshot snapshot = broker.issue(h.scope()).snapshot();
+    GitCredentialSnapshot snapshot = h.broker.issue(h.scope()).snapshot();
     var mapper = dev.kandev.recovery.activities.json.Json.mapper();
 
     String json = mapper.writeValueAsString(snapshot);
 
     assertThat(json).contains("\"installationId\":42", "\"leaseId\":\"lease-", "\"capturedAt\":", "\"version\":1");
     assertThat(mapper.readValue(json, GitCredentialSnapshot.class)).isEqualTo(snapshot);
-    fixtures.exec("DELETE FROM workspace_credential_policies");
-    assertThat(mapper.writeValueAsString(broker.issue(h.scope()).snapshot()))
+    h.fixtures.exec("DELETE FROM workspace_credential_policies");
+    assertThat(mapper.writeValueAsString(h.broker.issue(h.scope()).snapshot()))
         .doesNotContain("leaseId").doesNotContain("installationId").contains("\"policy\":\"none\"");
   }
 
@@ -429,10 +427,10 @@ class CredentialBrokerTest {
   void scopesForSessionListsTheTasksRepositoriesInLinkOrder() {
     h.rows.repository("r0", "ws-1", "ghe.example.com", "platform", "infra").link("t1", "r0", -1);
 
-    assertThat(broker.scopesForSession("s1")).containsExactly(
+    assertThat(h.broker.scopesForSession("s1")).containsExactly(
         LeaseScope.github("ws-1", "t1", "s1", "r0", "ghe.example.com", "platform/infra"),
         h.scope());
-    assertRejected(() -> broker.scopesForSession("nope"), FailureType.CREDENTIAL_SCOPE_DENIED, "unknown session");
+    assertRejected(() -> h.broker.scopesForSession("nope"), FailureType.CREDENTIAL_SCOPE_DENIED, "unknown session");
   }
 
   @Test

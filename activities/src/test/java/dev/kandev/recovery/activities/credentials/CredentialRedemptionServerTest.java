@@ -13,20 +13,22 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Real git, the project's credential helper and the loopback redemption endpoint together. */
 class CredentialRedemptionServerTest {
-  @RegisterExtension final TestDatabase db = new TestDatabase();
+  @RegisterExtension @Order(1) final TestDatabase db = new TestDatabase();
+  @RegisterExtension @Order(2) final BrokerHarness h = new BrokerHarness(db);
   @TempDir Path dir;
 
-  private BrokerHarness h;
   private CredentialRedemptionServer server;
   private GitCredentialEnvironment environment;
   private final HttpClient http = HttpClient.newHttpClient();
@@ -35,7 +37,6 @@ class CredentialRedemptionServerTest {
 
   @BeforeEach
   void setUp() {
-    h = new BrokerHarness(db);
     server = CredentialRedemptionServer.start(h.broker, 0);
     environment = new GitCredentialEnvironment(server.url(), CredentialHelper.install(dir.resolve("bin")));
   }
@@ -43,7 +44,6 @@ class CredentialRedemptionServerTest {
   @AfterEach
   void tearDown() {
     server.close();
-    h.close();
   }
 
   private IssuedToken lease() {
@@ -71,7 +71,7 @@ class CredentialRedemptionServerTest {
   @Test
   void gitObtainsTheInstallationTokenThroughTheHelperAndTheEndpoint() throws Exception {
     IssuedToken token = lease();
-    Map<String, String> env = environment.forToken(token);
+    Map<String, String> env = environment.forTokens(List.of(token));
 
     Run run = gitCredentialFill(env, WIDGETS_REQUEST);
 
@@ -91,7 +91,7 @@ class CredentialRedemptionServerTest {
     IssuedToken token = lease();
     h.moveSession(STARTING, FAILED);
 
-    Run run = gitCredentialFill(environment.forToken(token), WIDGETS_REQUEST);
+    Run run = gitCredentialFill(environment.forTokens(List.of(token)), WIDGETS_REQUEST);
 
     assertThat(run.exit()).isNotZero();
     assertThat(run.stdout()).doesNotContain("password=");
@@ -104,7 +104,7 @@ class CredentialRedemptionServerTest {
     IssuedToken token = lease();
     h.broker.revokeSession("s1");
 
-    Run run = gitCredentialFill(environment.forToken(token), WIDGETS_REQUEST);
+    Run run = gitCredentialFill(environment.forTokens(List.of(token)), WIDGETS_REQUEST);
 
     assertThat(run.exit()).isNotZero();
     assertThat(run.stderr()).contains("401").contains("revoked");
@@ -134,7 +134,7 @@ class CredentialRedemptionServerTest {
 
   @Test
   void theHelperIsOnlyConfiguredForTheLeasesHost() throws Exception {
-    Run run = gitCredentialFill(environment.forToken(lease()), "protocol=https\nhost=gitlab.com\npath=acme/widgets.git\n\n");
+    Run run = gitCredentialFill(environment.forTokens(List.of(lease())), "protocol=https\nhost=gitlab.com\npath=acme/widgets.git\n\n");
 
     assertThat(run.exit()).as("no helper answers and prompts are off").isNotZero();
     assertThat(h.github.calls()).isZero();

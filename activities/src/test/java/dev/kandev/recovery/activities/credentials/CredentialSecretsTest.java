@@ -17,13 +17,15 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.slf4j.LoggerFactory;
 
 /** No lease token, JWT, installation token or private key in logs, failures, results or snapshots. */
 class CredentialSecretsTest {
-  @RegisterExtension final TestDatabase db = new TestDatabase();
+  @RegisterExtension @Order(1) final TestDatabase db = new TestDatabase();
+  @RegisterExtension @Order(2) final BrokerHarness h = new BrokerHarness(db);
 
   @Test
   void aFullLeaseLifecycleLeaksNoSecret() throws Exception {
@@ -35,8 +37,7 @@ class CredentialSecretsTest {
     root.addAppender(logs);
     ours.setLevel(Level.DEBUG);
     List<String> visible = new ArrayList<>();
-    try (BrokerHarness h = new BrokerHarness(db);
-        CredentialRedemptionServer server = CredentialRedemptionServer.start(h.broker, 0)) {
+    try (CredentialRedemptionServer server = CredentialRedemptionServer.start(h.broker, 0)) {
       LeaseGrant grant = h.broker.issue(h.scope());
       visible.add(grant.toString());
       visible.add(Json.mapper().writeValueAsString(grant.snapshot()));

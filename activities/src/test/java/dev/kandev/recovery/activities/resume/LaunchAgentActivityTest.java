@@ -35,7 +35,6 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -75,9 +74,7 @@ class LaunchAgentActivityTest {
     Path workspace = Files.createDirectories(dir.resolve("workspace"));
     db.fixtures().task("t-1", "ws-1", "REVIEW").session(SESSION, "t-1", TestAgent.AGENT_ID, SessionState.STARTING, "{}")
         .exec("UPDATE task_sessions SET workspace_path = ? WHERE id = ?", workspace.toString(), SESSION);
-    AgentProfile heldAgent = new AgentProfile(TestAgent.AGENT_ID,
-        List.of("node", TestAgent.script().toString(), "--mode-file=" + modeFile),
-        Map.of("KANDEV_TEST_AGENT_STATE_DIR", dir.resolve("agent-state").toString()), null);
+    AgentProfile heldAgent = TestAgent.switchable(modeFile, dir.resolve("agent-state"));
     var executors = new ExecutorsRunningStore();
     host = new AgentHost(new AgentHostSettings("test-host", "worker-1",
         AgentProfiles.of(heldAgent), AcpTimeouts.defaults().withInitialize(INITIALIZE_TIMEOUT), PermissionPolicy.REJECT,

@@ -41,6 +41,15 @@ public final class TestAgent {
     return new AgentProfile(AGENT_ID, argv, all, null);
   }
 
+  /**
+   * A profile that reads its mode from {@code modeFile} at each start, so a test can break the next
+   * process of the same profile and heal it again.
+   */
+  public static AgentProfile switchable(Path modeFile, Path stateDir) {
+    return new AgentProfile(AGENT_ID, List.of("node", script().toString(), "--mode-file=" + modeFile),
+        Map.of("KANDEV_TEST_AGENT_STATE_DIR", stateDir.toString()), null);
+  }
+
   /** Ids of the sessions the agent has stored. */
   public static List<String> storedSessions(Path stateDir) {
     if (!Files.isDirectory(stateDir)) {
