@@ -9,14 +9,12 @@ import dev.kandev.recovery.activities.testing.FakeGitHubServer.TokenRequest;
 import dev.kandev.recovery.activities.testing.TestDatabase;
 import dev.kandev.recovery.workflows.resume.ResumeMode;
 import dev.kandev.recovery.workflows.resume.ResumeResult;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A session's executor ({@code task_sessions.executor_id}) selects its credential policy: an
@@ -27,19 +25,12 @@ import org.junit.jupiter.api.io.TempDir;
 class ExecutorCredentialPolicyTest {
   private static final long EXECUTOR_INSTALLATION = 88;
 
-  @RegisterExtension final TestDatabase db = new TestDatabase();
-  @TempDir Path tempDir;
-  private ResumeHarness harness;
+  @RegisterExtension @Order(1) final TestDatabase db = new TestDatabase();
+  @RegisterExtension @Order(2) final ResumeHarness harness = new ResumeHarness(db);
 
   @BeforeEach
   void setUp() {
-    harness = new ResumeHarness(db, tempDir);
     harness.github.alsoInstalledAs(EXECUTOR_INSTALLATION);
-  }
-
-  @AfterEach
-  void tearDown() {
-    harness.close();
   }
 
   @Test

@@ -1,18 +1,19 @@
 package dev.kandev.recovery.worker;
 
-import static dev.kandev.recovery.workflows.model.SessionState.FAILED;
-import static dev.kandev.recovery.workflows.model.SessionState.WAITING_FOR_INPUT;
+import static dev.kandev.recovery.worker.ResumeBenchSessions.PARALLEL;
+import static dev.kandev.recovery.worker.ResumeBenchSessions.PER_THREAD;
+import static dev.kandev.recovery.worker.ResumeBenchSessions.SEQUENTIAL;
+import static dev.kandev.recovery.worker.ResumeBenchSessions.SESSIONS;
+import static dev.kandev.recovery.worker.ResumeBenchSessions.WARM_UP;
+import static dev.kandev.recovery.worker.ResumeBenchSessions.session;
 
 import dev.kandev.recovery.activities.acp.AgentHostSettings;
-import dev.kandev.recovery.activities.acp.AgentProfile;
 import dev.kandev.recovery.activities.acp.AgentProfiles;
-import dev.kandev.recovery.activities.store.Fence;
 import dev.kandev.recovery.activities.testing.TestAgent;
 import dev.kandev.recovery.activities.testing.TestDatabase;
 import dev.kandev.recovery.activities.testing.bench.Latencies;
 import dev.kandev.recovery.activities.testing.bench.Load;
 import dev.kandev.recovery.activities.testing.bench.Machine;
-import dev.kandev.recovery.workflows.model.SessionState;
 import dev.kandev.recovery.workflows.resume.ResumeMode;
 import dev.kandev.recovery.workflows.resume.ResumeOutcome;
 import dev.kandev.recovery.workflows.runtime.BuiltInAgents;
@@ -26,7 +27,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Tag;
@@ -45,15 +45,11 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Tag("benchmark")
 class OrchestrationOverheadBenchmark {
-  private static final int SESSIONS = 4;
-  private static final int WARM_UP = 4;
-  private static final int SEQUENTIAL = 20;
-  private static final int PARALLEL = 4;
-  private static final int PER_THREAD = 5;
+  private static final String BASELINE = "production worker options (as above)";
 
   @RegisterExtension final TestDatabase db = new TestDatabase();
   @TempDir Path tempDir;
-  private static final String BASELINE = "production worker options (as above)";
+  private final ResumeBenchSessions sessions = new ResumeBenchSessions(db);
   private final List<Components> workers = new ArrayList<>();
   private Path modeFile;
 
@@ -79,7 +75,7 @@ class OrchestrationOverheadBenchmark {
         OrchestratedResume testServer = OrchestratedResume.onTestServer(worker("bench-test-server"));
         OrchestratedResume devServer = OrchestratedResume.onDevServer(worker("bench-dev-server"), tempDir.resolve("dev"),
             tempDir.resolve("dev/temporal.db"), List.of(), UnaryOperator.identity())) {
-      establishSessions(testServer);
+      sessions.establish(id -> testServer.resume(id, ResumeMode.START_FRESH, ResumeOutcome.STARTED_FRESH), workers);
       Way directWay = new Way("direct (activities in process)", direct::resume);
       Way testWay = new Way("workflow, SDK test server", orchestrated(testServer));
       Way devWay = new Way("workflow, dev server (SQLite file)", orchestrated(devServer));
@@ -126,9 +122,7 @@ class OrchestrationOverheadBenchmark {
     env.putAll(Map.of("KANDEV_DB_SCHEMA", db.database().schema(), "KANDEV_HOST", "bench-host",
         "KANDEV_WORKER_INSTANCE", instance));
     Components components = new Components(Settings.fromEnvironment(env), db.database(), BuiltInAgents.KANDEV,
-        AgentProfiles.of(new AgentProfile(TestAgent.AGENT_ID,
-            List.of("node", TestAgent.script().toString(), "--mode-file=" + modeFile),
-            Map.of("KANDEV_TEST_AGENT_STATE_DIR", tempDir.resolve("agent-state").toString()), null)));
+        AgentProfiles.of(TestAgent.switchable(modeFile, tempDir.resolve("agent-state"))));
     workers.add(components);
     return components;
   }
@@ -156,16 +150,6 @@ class OrchestrationOverheadBenchmark {
 
   private Resume orchestrated(OrchestratedResume server) {
     return (sessionId, lane) -> server.resume(sessionId, ResumeMode.RESUME, ResumeOutcome.RESUMED);
-  }
-
-  /** Each session's first launch (its agent creates the provider session a RESUME loads), then FAILED. */
-  private void establishSessions(OrchestratedResume server) throws Exception {
-    for (int s = 0; s < SESSIONS; s++) {
-      String id = session(s);
-      db.fixtures().task("t-" + id, "ws-1", "REVIEW").session(id, "t-" + id, TestAgent.AGENT_ID, SessionState.CREATED, "{}");
-      server.resume(id, ResumeMode.START_FRESH, ResumeOutcome.STARTED_FRESH);
-      reset(id);
-    }
   }
 
   /**
@@ -203,22 +187,8 @@ class OrchestrationOverheadBenchmark {
     long begin = System.nanoTime();
     way.resume().run(sessionId, lane);
     long nanos = System.nanoTime() - begin;
-    reset(sessionId);
+    sessions.reset(sessionId, workers);
     return nanos;
-  }
-
-  /** As {@code ResumeWorkflowBenchmark} resets a session: agent stopped, WAITING_FOR_INPUT → FAILED. */
-  private void reset(String sessionId) {
-    workers.forEach(worker -> worker.agentHost().stop(sessionId));
-    var moved = db.tx(h -> workers.get(0).sessions.transition(
-        h, sessionId, Set.of(WAITING_FOR_INPUT), FAILED, "benchmark reset", "agent process exited", Fence.none()));
-    if (!moved.won()) {
-      throw new IllegalStateException("reset of " + sessionId + " lost: " + moved);
-    }
-  }
-
-  private static String session(int index) {
-    return "bench-" + index;
   }
 
   private static void printSideBySide(String machine, Map<String, Figures> figures, String directName) {

@@ -16,6 +16,7 @@ import dev.kandev.recovery.activities.testing.CredentialFixtures;
 import dev.kandev.recovery.activities.testing.Fixtures;
 import dev.kandev.recovery.activities.testing.TestAgent;
 import dev.kandev.recovery.activities.testing.TestDatabase;
+import dev.kandev.recovery.activities.testing.TempFolders;
 import dev.kandev.recovery.workflows.client.ResumeClient;
 import dev.kandev.recovery.workflows.client.ResumeFailedException;
 import dev.kandev.recovery.workflows.client.ResumeHandle;
@@ -36,7 +37,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -44,7 +44,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeoutException;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -417,15 +416,7 @@ final class RecoveryCluster implements BeforeEachCallback, AfterEachCallback {
           });
       gitHubApp.close();
       db.afterEach(context);
-      deleteRecursively(dir);
-    }
-  }
-
-  private static void deleteRecursively(Path folder) throws IOException {
-    try (Stream<Path> paths = Files.walk(folder)) {
-      for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(path);
-      }
+      TempFolders.delete(dir);
     }
   }
 }

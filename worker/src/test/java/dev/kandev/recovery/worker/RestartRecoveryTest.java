@@ -20,33 +20,18 @@ import dev.kandev.recovery.workflows.model.TaskState;
 import dev.kandev.recovery.workflows.resume.ResumeMode;
 import dev.kandev.recovery.workflows.resume.ResumeResult;
 import org.jdbi.v3.core.Handle;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 
 /** The spec's "Turn Finished after a backend restart and automatic resume" scenario. */
 class RestartRecoveryTest {
-  @RegisterExtension final TestDatabase db = new TestDatabase();
-  @TempDir Path tempDir;
-  private ResumeHarness harness;
-  private TranscriptStore transcripts;
-
-  @BeforeEach
-  void setUp() {
-    harness = new ResumeHarness(db, tempDir);
-    transcripts = new TranscriptStore();
-  }
-
-  @AfterEach
-  void tearDown() {
-    harness.close();
-  }
+  @RegisterExtension @Order(1) final TestDatabase db = new TestDatabase();
+  @RegisterExtension @Order(2) final ResumeHarness harness = new ResumeHarness(db);
+  private final TranscriptStore transcripts = new TranscriptStore();
 
   @Test
   void completedTurnStaysInTurnFinishedThroughABackendRestartAndAutomaticResume() throws Exception {
@@ -133,7 +118,7 @@ class RestartRecoveryTest {
    * runtime row still claims a running agent of the old worker instance.
    */
   private void backendDiesWithItsAgent(String sessionId) {
-    harness.components().agentHost().stop(sessionId);
+    harness.components().agentHost.stop(sessionId);
     harness.fixtures.exec("UPDATE executors_running SET status = 'running' WHERE session_id = ?", sessionId);
   }
 

@@ -20,33 +20,19 @@ import dev.kandev.recovery.workflows.resume.ResumeResult;
 import dev.kandev.recovery.workflows.resume.ResumeStep;
 import io.temporal.client.WorkflowFailedException;
 import io.temporal.failure.CanceledFailure;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeoutException;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 
 /** Races and cancellation: the session always ends settled or restored, never STARTING. */
 class ResumeConcurrencyTest {
-  @RegisterExtension final TestDatabase db = new TestDatabase();
-  @TempDir Path tempDir;
+  @RegisterExtension @Order(1) final TestDatabase db = new TestDatabase();
   private final ActivityHooks hooks = new ActivityHooks();
-  private ResumeHarness harness;
-
-  @BeforeEach
-  void setUp() {
-    harness = new ResumeHarness(db, tempDir, hooks);
-  }
-
-  @AfterEach
-  void tearDown() {
-    harness.close();
-  }
+  @RegisterExtension @Order(2) final ResumeHarness harness = new ResumeHarness(db, hooks);
 
   @Test
   void aTerminalTransitionWinningDuringLaunchIsLeftAloneAndTheAgentStopped() throws Exception {
@@ -62,7 +48,7 @@ class ResumeConcurrencyTest {
     assertThat(failure.sessionState()).isEqualTo(CANCELLED);
     assertThat(harness.state("s1")).isEqualTo(CANCELLED);
     assertThat(harness.transitions("s1")).last().isEqualTo("STARTING>CANCELLED");
-    assertThat(harness.components().agentHost().isRunning("s1")).isFalse();
+    assertThat(harness.components().agentHost.isRunning("s1")).isFalse();
     assertThat(harness.liveLeases("s1")).isZero();
     assertThat(harness.lockHeld("s1")).isFalse();
     assertThat(harness.identity("s1")).isEqualTo(new SessionIdentity(token, token));
@@ -73,7 +59,7 @@ class ResumeConcurrencyTest {
     String token = harness.establishedSession("s1", FAILED);
     harness.agentMode("hang-initialize");
     ResumeHandle resume = harness.start("s1", ResumeMode.RESUME);
-    Await.until(() -> harness.components().agentHost().isRunning("s1") || launching(resume), Duration.ofSeconds(30),
+    Await.until(() -> harness.components().agentHost.isRunning("s1") || launching(resume), Duration.ofSeconds(30),
         "the launch to start");
 
     resume.cancel();
@@ -83,7 +69,7 @@ class ResumeConcurrencyTest {
         .hasCauseInstanceOf(CanceledFailure.class);
     assertThat(harness.state("s1")).isEqualTo(FAILED);
     assertThat(harness.transitions("s1")).last().isEqualTo("STARTING>FAILED");
-    assertThat(harness.components().agentHost().isRunning("s1")).isFalse();
+    assertThat(harness.components().agentHost.isRunning("s1")).isFalse();
     assertThat(harness.lockHeld("s1")).isFalse();
     assertThat(harness.identity("s1")).isEqualTo(new SessionIdentity(token, token));
   }

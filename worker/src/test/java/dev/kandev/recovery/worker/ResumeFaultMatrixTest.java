@@ -11,16 +11,13 @@ import dev.kandev.recovery.workflows.model.SessionState;
 import dev.kandev.recovery.workflows.resume.ResumeFailure;
 import dev.kandev.recovery.workflows.resume.ResumeMode;
 import dev.kandev.recovery.workflows.resume.ResumeStep;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import org.jdbi.v3.core.Handle;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -35,20 +32,9 @@ class ResumeFaultMatrixTest {
   private static final String OLD_SNAPSHOT = "{\"version\":1,\"policy\":\"none\",\"permissions\":{},"
       + "\"source\":\"executor\",\"capturedAt\":\"2026-11-30T10:00:00Z\"}";
 
-  @RegisterExtension final TestDatabase db = new TestDatabase();
-  @TempDir Path tempDir;
+  @RegisterExtension @Order(1) final TestDatabase db = new TestDatabase();
   private final ActivityHooks hooks = new ActivityHooks();
-  private ResumeHarness harness;
-
-  @BeforeEach
-  void setUp() {
-    harness = new ResumeHarness(db, tempDir, hooks);
-  }
-
-  @AfterEach
-  void tearDown() {
-    harness.close();
-  }
+  @RegisterExtension @Order(2) final ResumeHarness harness = new ResumeHarness(db, hooks);
 
   @Test
   void aDatabaseOutageDuringCompensationDelaysTheRestoreButCannotPreventIt() throws Exception {
@@ -159,6 +145,6 @@ class ResumeFaultMatrixTest {
     assertThat(Json.mapper().readTree(harness.snapshotJson("s1"))).isEqualTo(Json.mapper().readTree(OLD_SNAPSHOT));
     assertThat(harness.liveLeases("s1")).isZero();
     assertThat(harness.lockHeld("s1")).isFalse();
-    assertThat(harness.components().agentHost().isRunning("s1")).isFalse();
+    assertThat(harness.components().agentHost.isRunning("s1")).isFalse();
   }
 }

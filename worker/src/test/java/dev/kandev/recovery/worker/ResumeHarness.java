@@ -3,7 +3,6 @@ package dev.kandev.recovery.worker;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kandev.recovery.activities.acp.AgentHostSettings;
-import dev.kandev.recovery.activities.acp.AgentProfile;
 import dev.kandev.recovery.activities.acp.AgentProfiles;
 import dev.kandev.recovery.activities.acp.PromptTurns;
 import dev.kandev.recovery.activities.acp.TurnResult;
@@ -12,6 +11,7 @@ import dev.kandev.recovery.activities.store.SessionIdentity;
 import dev.kandev.recovery.activities.testing.CredentialFixtures;
 import dev.kandev.recovery.activities.testing.FakeGitHubServer;
 import dev.kandev.recovery.activities.testing.Fixtures;
+import dev.kandev.recovery.activities.testing.TempFolders;
 import dev.kandev.recovery.activities.testing.TestAgent;
 import dev.kandev.recovery.activities.testing.TestDatabase;
 import dev.kandev.recovery.worker.dev.DevTemporalServer;
@@ -23,12 +23,10 @@ import dev.kandev.recovery.workflows.resume.ResumeFailure;
 import dev.kandev.recovery.workflows.resume.ResumeMode;
 import dev.kandev.recovery.workflows.resume.ResumeRequest;
 import dev.kandev.recovery.workflows.resume.ResumeResult;
-import dev.kandev.recovery.workflows.runtime.BuiltInAgents;
 import dev.kandev.recovery.workflows.testing.HistorySecrets;
 import io.temporal.client.WorkflowClient;
 import io.temporal.common.WorkflowExecutionHistory;
 import io.temporal.testserver.TestServer;
-import io.temporal.worker.WorkerFactory;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -42,47 +40,56 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeoutException;
 import java.util.function.UnaryOperator;
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.BeforeEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * The real worker on a Temporal test server: PostgreSQL (a schema of its own), the credential
  * broker with a GitHub stand-in, and the fault-injecting test agent as the session's agent. The
  * agent's mode is read from a file at each start, so a test can break the next process of the same
  * profile and heal it again.
+ *
+ * <p>A JUnit extension: it starts before each test and stops after it, checking that no resume's
+ * history holds a secret. Register it after the {@link TestDatabase} it uses:
+ * {@code @RegisterExtension @Order(2) final ResumeHarness harness = new ResumeHarness(db);}.
  */
-final class ResumeHarness implements AutoCloseable {
+final class ResumeHarness implements BeforeEachCallback, AfterEachCallback {
   static final String QUEUE = "kandev-recovery-test";
   static final String WORKSPACE = "ws-1";
 
   final TestDatabase db;
-  final Fixtures fixtures;
-  final CredentialFixtures credentials;
-  private final GitHubAppStandIn gitHubApp;
-  final FakeGitHubServer github;
-  /** The Temporal server, reached over real gRPC on a loopback port: the SDK's test server, or a real one. */
-  private final AutoCloseable server;
-  private final TemporalConnection clientConnection;
-  final WorkflowClient client;
-  final ResumeClient resumes;
-  final Path agentState;
-  private final Path modeFile;
-  /** The worker's settings; its agents get the PATH, HOME, … of this JVM, as a real worker's would. */
-  private final Map<String, String> environment = new HashMap<>(AgentHostSettings.inheritedFrom(System.getenv()));
-  private final AgentProfiles agents;
-  private final String target;
   private final UnaryOperator<Object> decorate;
-  /** The worker process that runs now; {@link #replaceWorker(String)} kills it and starts another. */
-  private WorkerProcess worker;
   private final boolean replaceableWorker;
   private final Set<String> startedSessions = new LinkedHashSet<>();
   private final List<String> knownSecrets = new ArrayList<>();
+  /** The worker's settings; its agents get the PATH, HOME, … of this JVM, as a real worker's would. */
+  private final Map<String, String> environment = new HashMap<>(AgentHostSettings.inheritedFrom(System.getenv()));
 
-  ResumeHarness(TestDatabase db, Path tempDir) {
-    this(db, tempDir, UnaryOperator.identity());
+  // What beforeEach starts.
+  Fixtures fixtures;
+  CredentialFixtures credentials;
+  FakeGitHubServer github;
+  WorkflowClient client;
+  ResumeClient resumes;
+  Path agentState;
+  private GitHubAppStandIn gitHubApp;
+  private Path modeFile;
+  private AgentProfiles agents;
+  /** The Temporal server, reached over real gRPC on a loopback port: the SDK's test server, or a real one. */
+  private AutoCloseable server;
+  private String target;
+  private TemporalConnection clientConnection;
+  /** The worker process that runs now; {@link #replaceWorker(String)} kills it and starts another. */
+  private HarnessWorker worker;
+
+  ResumeHarness(TestDatabase db) {
+    this(db, UnaryOperator.identity());
   }
 
   /** @param decorate wraps the activity implementations (to observe or to inject faults) */
-  ResumeHarness(TestDatabase db, Path tempDir, UnaryOperator<Object> decorate) {
-    this(db, tempDir, decorate, false);
+  ResumeHarness(TestDatabase db, UnaryOperator<Object> decorate) {
+    this(db, decorate, false);
   }
 
   /**
@@ -90,21 +97,27 @@ final class ResumeHarness implements AutoCloseable {
    * replace ({@link #replaceWorker(String)}): a real server hands a dead worker's sticky workflow
    * task back to the normal queue, which the SDK's test server never does.
    */
-  static ResumeHarness withReplaceableWorker(TestDatabase db, Path tempDir, UnaryOperator<Object> decorate) {
-    return new ResumeHarness(db, tempDir, decorate, true);
+  static ResumeHarness withReplaceableWorker(TestDatabase db, UnaryOperator<Object> decorate) {
+    return new ResumeHarness(db, decorate, true);
   }
 
-  private ResumeHarness(TestDatabase db, Path tempDir, UnaryOperator<Object> decorate, boolean replaceableWorker) {
-    this.replaceableWorker = replaceableWorker;
+  private ResumeHarness(TestDatabase db, UnaryOperator<Object> decorate, boolean replaceableWorker) {
     this.db = db;
-    this.fixtures = db.fixtures();
-    this.credentials = new CredentialFixtures(fixtures);
-    this.agentState = tempDir.resolve("agent-state");
-    this.modeFile = tempDir.resolve("agent-mode");
-    agentMode("normal");
-    this.gitHubApp = new GitHubAppStandIn();
-    this.github = gitHubApp.server;
     this.decorate = decorate;
+    this.replaceableWorker = replaceableWorker;
+  }
+
+  @Override
+  public void beforeEach(ExtensionContext context) {
+    Path folder = TempFolders.create(context, "kandev-resume-harness-");
+    fixtures = db.fixtures();
+    credentials = new CredentialFixtures(fixtures);
+    agentState = folder.resolve("agent-state");
+    modeFile = folder.resolve("agent-mode");
+    agentMode("normal");
+    agents = AgentProfiles.of(TestAgent.switchable(modeFile, agentState));
+    gitHubApp = new GitHubAppStandIn();
+    github = gitHubApp.server;
     environment.put("KANDEV_DB_SCHEMA", db.database().schema());
     environment.put("KANDEV_HOST", "test-host");
     environment.put("KANDEV_ACP_INITIALIZE_TIMEOUT_SECONDS", "20");
@@ -113,11 +126,8 @@ final class ResumeHarness implements AutoCloseable {
     // A dead worker's launch is given up after 10 s instead of a minute (LaunchStallTest uses the real 60 s).
     environment.put("KANDEV_LAUNCH_HEARTBEAT_TIMEOUT_SECONDS", "10");
     environment.putAll(gitHubApp.environment());
-    this.agents = AgentProfiles.of(new AgentProfile(TestAgent.AGENT_ID,
-        List.of("node", TestAgent.script().toString(), "--mode-file=" + modeFile),
-        Map.of("KANDEV_TEST_AGENT_STATE_DIR", agentState.toString()), null));
     if (replaceableWorker) {
-      DevTemporalServer real = RealTemporalServer.start(tempDir.resolve("temporal"));
+      DevTemporalServer real = RealTemporalServer.start(folder.resolve("temporal"));
       this.server = real;
       this.target = real.address();
     } else {
@@ -129,7 +139,22 @@ final class ResumeHarness implements AutoCloseable {
     SearchAttributeRegistrar.register(clientConnection.service, "default");
     this.client = clientConnection.client;
     this.resumes = new ResumeClient(client, QUEUE);
-    this.worker = new WorkerProcess("worker-a");
+    this.worker = startWorker("worker-a");
+  }
+
+  @Override
+  public void afterEach(ExtensionContext context) {
+    try {
+      if (client != null) {
+        assertNoSecretsInHistories();
+      }
+    } finally {
+      shutdown();
+    }
+  }
+
+  private HarnessWorker startWorker(String instance) {
+    return new HarnessWorker(instance, environment, db.database(), agents, target, QUEUE, decorate);
   }
 
   /** The real parts of the worker process that runs now. */
@@ -138,46 +163,16 @@ final class ResumeHarness implements AutoCloseable {
   }
 
   /**
-   * Kills the running worker process as {@code kill -9} would — it reports nothing more to
-   * Temporal, its activity threads stop mid-step and its agents die with it — and starts another
-   * one on the same task queue; returns the new worker's parts.
+   * Kills the running worker process as {@code kill -9} would ({@link HarnessWorker#kill()}) and
+   * starts another one on the same task queue; returns the new worker's parts.
    */
   Components replaceWorker(String instance) {
     if (!replaceableWorker) {
       throw new IllegalStateException("this harness's worker is not replaceable: use withReplaceableWorker");
     }
     worker.kill();
-    worker = new WorkerProcess(instance);
+    worker = startWorker(instance);
     return worker.components;
-  }
-
-  /** One worker process: its own real parts, its own Temporal connection, its worker. */
-  private final class WorkerProcess {
-    final Components components;
-    final TemporalConnection connection;
-    final WorkerFactory factory;
-
-    WorkerProcess(String instance) {
-      Map<String, String> own = new HashMap<>(environment);
-      own.put("KANDEV_WORKER_INSTANCE", instance);
-      this.components = new Components(Settings.fromEnvironment(own), db.database(), BuiltInAgents.KANDEV, agents);
-      this.connection = TemporalConnection.open(target, "default", instance);
-      this.factory = WorkerFactory.newInstance(connection.client, RecoveryWorker.factoryOptions());
-      components.register(factory::newWorker, QUEUE, decorate);
-      factory.start();
-    }
-
-    void kill() {
-      connection.service.shutdownNow();
-      factory.shutdownNow();
-      components.close();
-    }
-
-    void stop() {
-      factory.shutdownNow();
-      connection.close();
-      components.close();
-    }
   }
 
   /** The mode the next agent process of the session's profile starts in. */
@@ -197,7 +192,7 @@ final class ResumeHarness implements AutoCloseable {
 
   /** A prompt turn with the session's agent on the worker that runs now, as Kandev runs one. */
   TurnResult prompt(String sessionId, String text) {
-    return new PromptTurns(components().agentHost(), components().database().transactions()).prompt(sessionId, text);
+    return new PromptTurns(components().agentHost, db.transactions()).prompt(sessionId, text);
   }
 
   static String taskOf(String sessionId) {
@@ -211,7 +206,7 @@ final class ResumeHarness implements AutoCloseable {
   String establishedSession(String sessionId, SessionState state) throws TimeoutException {
     newSession(sessionId, SessionState.CREATED);
     ResumeResult first = resume(sessionId, ResumeMode.START_FRESH);
-    components().agentHost().stop(sessionId);
+    components().agentHost.stop(sessionId);
     if (state != SessionState.WAITING_FOR_INPUT) {
       var moved = db.tx(h -> components().sessions.transition(h,
           sessionId, Set.of(SessionState.WAITING_FOR_INPUT), state, "test setup", "agent process exited", Fence.none()));
@@ -301,24 +296,24 @@ final class ResumeHarness implements AutoCloseable {
     return fixtures.string("SELECT metadata -> 'git_credential_snapshot' FROM task_sessions WHERE id = ?", sessionId);
   }
 
-  @Override
-  public void close() {
-    try {
-      assertNoSecretsInHistories();
-    } finally {
-      shutdown();
-    }
-  }
-
+  /** Stops what {@link #beforeEach} started, also when it stopped half way. */
   private void shutdown() {
-    worker.stop();
-    clientConnection.close();
     try {
-      server.close();
+      if (worker != null) {
+        worker.stop();
+      }
+      if (clientConnection != null) {
+        clientConnection.close();
+      }
+      if (server != null) {
+        server.close();
+      }
     } catch (Exception e) {
       throw new IllegalStateException("could not stop the Temporal server", e);
     } finally {
-      gitHubApp.close();
+      if (gitHubApp != null) {
+        gitHubApp.close();
+      }
     }
   }
 }

@@ -32,7 +32,6 @@ import org.jdbi.v3.core.Handle;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -40,38 +39,21 @@ import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 
 /** The spec's resume regression scenarios, against the real worker. */
 class ResumeSessionWorkflowTest {
-  @RegisterExtension final TestDatabase db = new TestDatabase();
-  @TempDir Path tempDir;
-
-  private ResumeHarness harness;
   /** Session states the credential step saw at its boundary, and snapshots the launch step saw. */
   private final List<SessionState> statesAtLeaseBoundary = new CopyOnWriteArrayList<>();
   private final List<String> snapshotsAtLaunch = new CopyOnWriteArrayList<>();
-
-  private ResumeHarness harness() {
-    if (harness == null) {
-      harness = new ResumeHarness(db, tempDir, observeBoundaries());
-    }
-    return harness;
-  }
-
-  @AfterEach
-  void tearDown() {
-    if (harness != null) {
-      harness.close();
-    }
-  }
+  @RegisterExtension @Order(1) final TestDatabase db = new TestDatabase();
+  @RegisterExtension @Order(2) final ResumeHarness harness = new ResumeHarness(db, observeBoundaries());
 
   @Test
   void childExitingBeforeAcpInitializeOffersRecoveryAndKeepsTheSameTokenForTheNextResume() throws Exception {
-    String token = harness().establishedSession("s1", FAILED);
+    String token = harness.establishedSession("s1", FAILED);
     harness.agentMode("exit-before-initialize");
 
     ResumeFailure failure = harness.resumeFailing("s1", ResumeMode.RESUME);
@@ -95,7 +77,7 @@ class ResumeSessionWorkflowTest {
 
   @Test
   void transportDisconnectingBeforeSessionLoadCompletesKeepsTheTokenForALaterHealthyProcess() throws Exception {
-    String token = harness().establishedSession("s1", WAITING_FOR_INPUT);
+    String token = harness.establishedSession("s1", WAITING_FOR_INPUT);
     harness.agentMode("close-before-load");
 
     ResumeFailure failure = harness.resumeFailing("s1", ResumeMode.RESUME);
@@ -113,7 +95,7 @@ class ResumeSessionWorkflowTest {
 
   @Test
   void failedGitHubBackedSessionIsStartingBeforeTheLeaseIsRequestedAndTheAgentCanUseIt() throws Exception {
-    String token = harness().establishedSession("s1", FAILED);
+    String token = harness.establishedSession("s1", FAILED);
     harness.gitHubBacked("s1", "github_app");
     statesAtLeaseBoundary.clear();
 
@@ -136,10 +118,10 @@ class ResumeSessionWorkflowTest {
 
   @Test
   void resumeSelectingAnotherCredentialPolicyPersistsTheNewSnapshotBeforeLaunch() throws Exception {
-    harness().establishedSession("s1", FAILED);
+    harness.establishedSession("s1", FAILED);
     harness.gitHubBacked("s1", "none");
     harness.resume("s1", ResumeMode.RESUME);
-    harness.components().agentHost().stop("s1");
+    harness.components().agentHost.stop("s1");
     db.tx(h -> harness.components().sessions.transition(h, "s1", Set.of(WAITING_FOR_INPUT), FAILED, "test", "exited", Fence.none()));
     assertThat(snapshot(harness.snapshotJson("s1")).path("policy").asText()).isEqualTo("none");
     snapshotsAtLaunch.clear();
@@ -158,7 +140,7 @@ class ResumeSessionWorkflowTest {
 
   @Test
   void credentialIssuanceFailingAfterStartingRestoresThePriorStateWithNoStaleStarting() throws Exception {
-    String token = harness().establishedSession("s1", FAILED);
+    String token = harness.establishedSession("s1", FAILED);
     // A repository of another workspace linked to the task: the broker refuses its scope.
     harness.credentials.repository("repo-other", "ws-other", "github.com", "acme", "widgets")
         .link(ResumeHarness.taskOf("s1"), "repo-other", 0);
@@ -176,7 +158,7 @@ class ResumeSessionWorkflowTest {
 
   @Test
   void startFreshReplacesTheTokenOnlyAfterSessionNewSucceeds() throws Exception {
-    String old = harness().establishedSession("s1", FAILED);
+    String old = harness.establishedSession("s1", FAILED);
     harness.agentMode("reject-new");
 
     ResumeFailure failure = harness.resumeFailing("s1", ResumeMode.START_FRESH);
@@ -202,7 +184,7 @@ class ResumeSessionWorkflowTest {
 
   @Test
   void theCliWarnsBeforeAStartFreshAndItsFailureSaysTheConversationIsGone() throws Exception {
-    String old = harness().establishedSession("s1", FAILED);
+    String old = harness.establishedSession("s1", FAILED);
     harness.agentMode("reject-new");
     ResumeRequest fresh = new ResumeRequest("s1", ResumeMode.START_FRESH, "user", "cli");
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
@@ -223,7 +205,7 @@ class ResumeSessionWorkflowTest {
 
   @Test
   void aFailedResumeDoesNotSayTheConversationIsGone() throws Exception {
-    String token = harness().establishedSession("s1", FAILED);
+    String token = harness.establishedSession("s1", FAILED);
     harness.agentMode("exit-before-initialize");
 
     ResumeFailure failure = harness.resumeFailing("s1", ResumeMode.RESUME);
@@ -234,7 +216,7 @@ class ResumeSessionWorkflowTest {
 
   @Test
   void malformedStartsByTypeNameFailClearlyAndChangeNothing() throws Exception {
-    harness().establishedSession("s1", FAILED);
+    harness.establishedSession("s1", FAILED);
     String before = harness.fixtures.dump("task_sessions");
 
     ApplicationFailure unknownMode = failureOf("resume-session-s1", Map.of("sessionId", "s1", "mode", "RESUME_PLEASE"));
@@ -252,7 +234,7 @@ class ResumeSessionWorkflowTest {
 
   @Test
   void aStartByTypeNameWithANullOrNoInputFailsAtOnceAsAnInvalidRequest() throws Exception {
-    harness().establishedSession("s1", FAILED);
+    harness.establishedSession("s1", FAILED);
     String before = harness.fixtures.dump("task_sessions");
 
     for (Object[] input : List.of(new Object[] {null}, new Object[0])) {
@@ -269,7 +251,7 @@ class ResumeSessionWorkflowTest {
 
   @Test
   void unknownFieldsInTheInputAreIgnored() throws Exception {
-    String token = harness().establishedSession("s1", FAILED);
+    String token = harness.establishedSession("s1", FAILED);
 
     WorkflowStub stub = ByTypeName.start(harness.client, ResumeHarness.QUEUE, "ResumeSessionWorkflow", "resume-session-s1",
         ByTypeName.json("{\"sessionId\": \"s1\", \"mode\": \"RESUME\", \"priority\": 3, \"origin\": {\"ui\": \"web\"}}"));
@@ -287,7 +269,7 @@ class ResumeSessionWorkflowTest {
 
   @Test
   void wrongJsonTypesAndMalformedJsonFailAtOnceInTheContractsWords() throws Exception {
-    harness().establishedSession("s1", FAILED);
+    harness.establishedSession("s1", FAILED);
     String before = harness.fixtures.dump("task_sessions");
     Map<String, String> expected = Map.of(
         "{\"sessionId\": 42, \"mode\": \"RESUME\"}", "field 'sessionId' 42 is not a string",
@@ -312,7 +294,7 @@ class ResumeSessionWorkflowTest {
 
   @Test
   void sessionIdsPastTheLimitsOrWithControlCharactersAreInvalidRequestsAndChangeNothing() throws Exception {
-    harness().establishedSession("s1", FAILED);
+    harness.establishedSession("s1", FAILED);
     String before = harness.fixtures.dump("task_sessions");
     Map<String, String> expected = Map.of(
         "s".repeat(10_000), "sessionId is 10000 bytes long; at most 255 (UTF-8) are allowed; nothing was done",
@@ -355,7 +337,7 @@ class ResumeSessionWorkflowTest {
     assertThat(harness.transitions(sessionId)).last().isEqualTo("STARTING>" + prior);
     assertThat(harness.liveLeases(sessionId)).isZero();
     assertThat(harness.lockHeld(sessionId)).isFalse();
-    assertThat(harness.components().agentHost().isRunning(sessionId)).isFalse();
+    assertThat(harness.components().agentHost.isRunning(sessionId)).isFalse();
   }
 
   private static JsonNode snapshot(String json) throws Exception {

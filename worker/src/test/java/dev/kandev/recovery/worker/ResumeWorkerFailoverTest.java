@@ -15,16 +15,13 @@ import dev.kandev.recovery.workflows.resume.ResumeFailure;
 import dev.kandev.recovery.workflows.resume.ResumeMode;
 import dev.kandev.recovery.workflows.resume.ResumeResult;
 import dev.kandev.recovery.workflows.resume.ResumeStep;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -35,22 +32,10 @@ import org.junit.jupiter.params.provider.ValueSource;
  * server with the SDK's default worker options (sticky dispatch included).
  */
 class ResumeWorkerFailoverTest {
-  @RegisterExtension final TestDatabase db = new TestDatabase();
-  @TempDir Path tempDir;
+  @RegisterExtension @Order(1) final TestDatabase db = new TestDatabase();
   private final ActivityHooks hooks = new ActivityHooks();
-  private ResumeHarness harness;
-  private ExecutorsRunningStore executors;
-
-  @BeforeEach
-  void setUp() {
-    harness = ResumeHarness.withReplaceableWorker(db, tempDir, hooks);
-    executors = new ExecutorsRunningStore();
-  }
-
-  @AfterEach
-  void tearDown() {
-    harness.close();
-  }
+  @RegisterExtension @Order(2) final ResumeHarness harness = ResumeHarness.withReplaceableWorker(db, hooks);
+  private final ExecutorsRunningStore executors = new ExecutorsRunningStore();
 
   @Test
   void aWorkerDyingRightAfterStartingIsReplacedAndTheResumeSettles() throws Exception {
@@ -75,7 +60,7 @@ class ResumeWorkerFailoverTest {
     assertThat(result.finalState()).isEqualTo(WAITING_FOR_INPUT);
     assertThat(result.loaded()).isTrue();
     assertThat(result.providerSessionId()).isEqualTo(token);
-    assertThat(replacement.agentHost().isRunning("s1")).as("the replacement launched the agent").isTrue();
+    assertThat(replacement.agentHost.isRunning("s1")).as("the replacement launched the agent").isTrue();
     // STARTING ran in the first workflow task, which the first worker never completed: the replacement
     // ran that task again (lock, context, STARTING), recognising its own STARTING by the fence.
     assertThat(harness.activityWorkers("s1")).containsExactly(

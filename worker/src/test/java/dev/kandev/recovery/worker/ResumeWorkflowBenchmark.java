@@ -1,28 +1,28 @@
 package dev.kandev.recovery.worker;
 
-import static dev.kandev.recovery.workflows.model.SessionState.FAILED;
-import static dev.kandev.recovery.workflows.model.SessionState.WAITING_FOR_INPUT;
+import static dev.kandev.recovery.worker.ResumeBenchSessions.PARALLEL;
+import static dev.kandev.recovery.worker.ResumeBenchSessions.PER_THREAD;
+import static dev.kandev.recovery.worker.ResumeBenchSessions.SEQUENTIAL;
+import static dev.kandev.recovery.worker.ResumeBenchSessions.SESSIONS;
+import static dev.kandev.recovery.worker.ResumeBenchSessions.WARM_UP;
+import static dev.kandev.recovery.worker.ResumeBenchSessions.session;
 
-import dev.kandev.recovery.activities.store.Fence;
 import dev.kandev.recovery.activities.testing.TestDatabase;
 import dev.kandev.recovery.activities.testing.bench.Latencies;
 import dev.kandev.recovery.activities.testing.bench.Load;
 import dev.kandev.recovery.activities.testing.bench.Machine;
 import dev.kandev.recovery.activities.testing.bench.Table;
 import dev.kandev.recovery.workflows.client.ResumeHandle;
-import dev.kandev.recovery.workflows.model.SessionState;
 import dev.kandev.recovery.workflows.resume.ResumeMode;
 import dev.kandev.recovery.workflows.resume.ResumeOutcome;
 import dev.kandev.recovery.workflows.resume.ResumeResult;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * End-to-end ResumeSessionWorkflow latency on the real worker (Temporal test server, PostgreSQL,
@@ -32,66 +32,52 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Tag("benchmark")
 class ResumeWorkflowBenchmark {
-  private static final int SESSIONS = 4;
-  private static final int WARM_UP = 4;
-  private static final int SEQUENTIAL = 20;
-  private static final int PARALLEL = 4;
-  private static final int PER_THREAD = 5;
-
-  @RegisterExtension final TestDatabase db = new TestDatabase();
-  @TempDir Path tempDir;
-
-  private ResumeHarness harness;
+  @RegisterExtension @Order(1) final TestDatabase db = new TestDatabase();
+  @RegisterExtension @Order(2) final ResumeHarness harness = new ResumeHarness(db);
+  private final ResumeBenchSessions sessions = new ResumeBenchSessions(db);
   private final List<ResumeHandle> finished = new CopyOnWriteArrayList<>();
 
   @Test
   void resumeLatency() throws Exception {
-    try (ResumeHarness h = new ResumeHarness(db, tempDir)) {
-      harness = h;
-      Latencies fresh = new Latencies();
-      for (int s = 0; s < SESSIONS; s++) {
-        harness.newSession(session(s), SessionState.CREATED);
-        fresh.add(timedResume(session(s), ResumeMode.START_FRESH, ResumeOutcome.STARTED_FRESH));
-        makeResumableAgain(session(s));
-      }
-      for (int i = 0; i < WARM_UP; i++) {
-        resumeAndReset(session(i % SESSIONS));
-      }
-
-      finished.clear();
-      Latencies sequential = new Latencies();
-      long begin = System.nanoTime();
-      for (int i = 0; i < SEQUENTIAL; i++) {
-        sequential.add(resumeAndReset(session(i % SESSIONS)));
-      }
-      double sequentialRate = SEQUENTIAL / ((System.nanoTime() - begin) / 1e9);
-      ActivityStepTimes sequentialSteps = stepTimes();
-
-      finished.clear();
-      Latencies parallel = new Latencies();
-      Load.Result parallelRun = Load.run(PARALLEL, PER_THREAD,
-          (thread, i) -> parallel.add(resumeAndReset(session(thread))));
-      ActivityStepTimes parallelSteps = stepTimes();
-
-      Table table = new Table("ResumeSessionWorkflow end to end (start to result, client side)", "resumes/s")
-          .row("START_FRESH of a new session (first launch)", fresh.count(), Double.NaN, fresh)
-          .row("RESUME, sequential", sequential.count(), sequentialRate, sequential)
-          .row("RESUME, " + PARALLEL + " in parallel", parallel.count(), parallelRun.perSecond(), parallel)
-          .note("resumes/s counts the untimed reset between two resumes of a session (stop agent, mark FAILED).");
-      table.print(Machine.describe(db.dataSource()));
-      stepTable("sequential", sequentialSteps).print(Machine.describe(db.dataSource()));
-      stepTable(PARALLEL + " in parallel", parallelSteps).print(Machine.describe(db.dataSource()));
+    Latencies fresh = new Latencies();
+    sessions.establish(id -> fresh.add(timedResume(id, ResumeMode.START_FRESH, ResumeOutcome.STARTED_FRESH)), workers());
+    for (int i = 0; i < WARM_UP; i++) {
+      resumeAndReset(session(i % SESSIONS));
     }
+
+    finished.clear();
+    Latencies sequential = new Latencies();
+    long begin = System.nanoTime();
+    for (int i = 0; i < SEQUENTIAL; i++) {
+      sequential.add(resumeAndReset(session(i % SESSIONS)));
+    }
+    double sequentialRate = SEQUENTIAL / ((System.nanoTime() - begin) / 1e9);
+    ActivityStepTimes sequentialSteps = stepTimes();
+
+    finished.clear();
+    Latencies parallel = new Latencies();
+    Load.Result parallelRun = Load.run(PARALLEL, PER_THREAD,
+        (thread, i) -> parallel.add(resumeAndReset(session(thread))));
+    ActivityStepTimes parallelSteps = stepTimes();
+
+    Table table = new Table("ResumeSessionWorkflow end to end (start to result, client side)", "resumes/s")
+        .row("START_FRESH of a new session (first launch)", fresh.count(), Double.NaN, fresh)
+        .row("RESUME, sequential", sequential.count(), sequentialRate, sequential)
+        .row("RESUME, " + PARALLEL + " in parallel", parallel.count(), parallelRun.perSecond(), parallel)
+        .note("resumes/s counts the untimed reset between two resumes of a session (stop agent, mark FAILED).");
+    table.print(Machine.describe(db.dataSource()));
+    stepTable("sequential", sequentialSteps).print(Machine.describe(db.dataSource()));
+    stepTable(PARALLEL + " in parallel", parallelSteps).print(Machine.describe(db.dataSource()));
   }
 
-  private static String session(int index) {
-    return "bench-" + index;
+  private List<Components> workers() {
+    return List.of(harness.components());
   }
 
   /** Resumes an established FAILED session, then resets it for the next round; returns the resume's nanos. */
   private long resumeAndReset(String sessionId) throws Exception {
     long nanos = timedResume(sessionId, ResumeMode.RESUME, ResumeOutcome.RESUMED);
-    makeResumableAgain(sessionId);
+    sessions.reset(sessionId, workers());
     return nanos;
   }
 
@@ -105,16 +91,6 @@ class ResumeWorkflowBenchmark {
     }
     finished.add(handle);
     return nanos;
-  }
-
-  /** As {@code ResumeHarness.establishedSession} leaves a session: agent gone, state FAILED. */
-  private void makeResumableAgain(String sessionId) {
-    harness.components().agentHost().stop(sessionId);
-    var moved = db.tx(h -> harness.components().sessions.transition(h,
-        sessionId, Set.of(WAITING_FOR_INPUT), FAILED, "benchmark reset", "agent process exited", Fence.none()));
-    if (!moved.won()) {
-      throw new IllegalStateException("reset of " + sessionId + " lost: " + moved);
-    }
   }
 
   private ActivityStepTimes stepTimes() {

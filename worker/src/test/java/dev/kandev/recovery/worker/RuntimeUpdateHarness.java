@@ -4,13 +4,16 @@ import dev.kandev.recovery.activities.acp.AgentHostSettings;
 import dev.kandev.recovery.activities.runtime.CommandResult;
 import dev.kandev.recovery.activities.runtime.CommandRunner;
 import dev.kandev.recovery.activities.testing.FileTreeSnapshot;
+import dev.kandev.recovery.activities.testing.LocalNpmRegistry;
 import dev.kandev.recovery.activities.testing.NpmSandbox;
+import dev.kandev.recovery.activities.testing.TempFolders;
 import dev.kandev.recovery.activities.testing.TestAgentPackage;
 import dev.kandev.recovery.activities.testing.TestDatabase;
 import dev.kandev.recovery.worker.dev.DevTemporalServer;
 import dev.kandev.recovery.workflows.RecoverySearchAttributes;
 import dev.kandev.recovery.workflows.RecoveryTaskQueue;
 import dev.kandev.recovery.workflows.client.RecoveryDataConverter;
+import dev.kandev.recovery.workflows.client.RuntimeUpdateClient;
 import dev.kandev.recovery.workflows.runtime.TestAgents;
 import io.temporal.api.enums.v1.IndexedValueType;
 import io.temporal.api.history.v1.HistoryEvent;
@@ -27,55 +30,112 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.BeforeEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
- * The real worker components against a private npm world, on the SDK's test environment or on a
- * real Temporal server (the CLI's dev server, with its Web UI).
+ * The real worker components against a private npm world (its own cache, the test agent's package
+ * on a local registry), on the SDK's test environment or on a real Temporal server (the CLI's dev
+ * server, with its Web UI). A JUnit extension, started before each test and stopped after it;
+ * register it after the {@link TestDatabase} it uses:
+ * {@code @RegisterExtension @Order(2) final RuntimeUpdateHarness harness = RuntimeUpdateHarness.onTestServer(db, () -> tarball);}.
  */
-final class RuntimeUpdateHarness implements AutoCloseable {
-  final WorkflowClient client;
-  final NpmSandbox npm;
-  private final Components components;
-  private final AutoCloseable temporal;
-  private final String webUi;
+final class RuntimeUpdateHarness implements BeforeEachCallback, AfterEachCallback {
+  private final TestDatabase db;
+  private final Supplier<byte[]> tarball;
+  private final boolean realServer;
 
-  RuntimeUpdateHarness(TestDatabase db, NpmSandbox npm) {
-    this.npm = npm;
+  // What beforeEach starts.
+  /** The folder the npm world (and a real server's state) lives in. */
+  Path dir;
+  LocalNpmRegistry registry;
+  NpmSandbox npm;
+  WorkflowClient client;
+  RuntimeUpdateClient updates;
+  private Components components;
+  private AutoCloseable temporal;
+  private String webUi;
+
+  private RuntimeUpdateHarness(TestDatabase db, Supplier<byte[]> tarball, boolean realServer) {
+    this.db = db;
+    this.tarball = tarball;
+    this.realServer = realServer;
+  }
+
+  /** On the SDK's test environment; {@code tarball} is the packed test agent the registry serves. */
+  static RuntimeUpdateHarness onTestServer(TestDatabase db, Supplier<byte[]> tarball) {
+    return new RuntimeUpdateHarness(db, tarball, false);
+  }
+
+  /** On a real Temporal server (the CLI's dev server) with its Web UI. */
+  static RuntimeUpdateHarness onRealServer(TestDatabase db, Supplier<byte[]> tarball) {
+    return new RuntimeUpdateHarness(db, tarball, true);
+  }
+
+  @Override
+  public void beforeEach(ExtensionContext context) throws IOException {
+    dir = TempFolders.create(context, "kandev-runtime-update-");
+    registry = LocalNpmRegistry.serve(TestAgentPackage.NAME, TestAgentPackage.VERSION, tarball.get());
+    npm = NpmSandbox.in(dir, registry.url());
+    components = components(db, npm);
+    if (realServer) {
+      startOnRealServer(RealTemporalServer.start(dir.resolve("temporal")));
+    } else {
+      startOnTestServer();
+    }
+    updates = new RuntimeUpdateClient(client, RecoveryTaskQueue.DEFAULT);
+  }
+
+  private void startOnTestServer() {
     TestWorkflowEnvironment env = TestWorkflowEnvironment.newInstance(TestEnvironmentOptions.newBuilder()
         .setUseTimeskipping(false)
         .setWorkerFactoryOptions(RecoveryWorker.factoryOptions())
         .setWorkflowClientOptions(WorkflowClientOptions.newBuilder().setDataConverter(RecoveryDataConverter.INSTANCE).build())
         .build());
+    temporal = env::close;
     RecoverySearchAttributes.ALL.forEach(
         key -> env.registerSearchAttribute(key.getName(), IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD));
-    this.components = components(db, npm);
     components.register(env::newWorker, RecoveryTaskQueue.DEFAULT);
     env.start();
-    this.client = env.getWorkflowClient();
-    this.temporal = env::close;
-    this.webUi = null;
+    client = env.getWorkflowClient();
   }
 
-  private RuntimeUpdateHarness(TestDatabase db, NpmSandbox npm, DevTemporalServer server) {
-    this.npm = npm;
+  private void startOnRealServer(DevTemporalServer server) {
+    temporal = server;
     TemporalConnection connection = TemporalConnection.open(server.address(), "default", "test-worker");
-    this.components = components(db, npm);
     WorkerFactory factory = WorkerFactory.newInstance(connection.client, RecoveryWorker.factoryOptions());
-    components.register(factory::newWorker, RecoveryTaskQueue.DEFAULT);
-    factory.start();
-    this.client = connection.client;
-    this.temporal = () -> {
+    temporal = () -> {
       factory.shutdownNow();
       connection.close();
       server.close();
     };
-    this.webUi = server.webUi();
+    components.register(factory::newWorker, RecoveryTaskQueue.DEFAULT);
+    factory.start();
+    client = connection.client;
+    webUi = server.webUi();
   }
 
-  /** The same on a real Temporal server whose state lives in {@code stateDir}. */
-  static RuntimeUpdateHarness onRealServer(TestDatabase db, NpmSandbox npm, Path stateDir) {
-    return new RuntimeUpdateHarness(db, npm, RealTemporalServer.start(stateDir));
+  /** Stops what {@link #beforeEach} started, also when it stopped half way. */
+  @Override
+  public void afterEach(ExtensionContext context) throws Exception {
+    try {
+      if (temporal != null) {
+        temporal.close();
+      }
+    } finally {
+      try {
+        if (components != null) {
+          components.close();
+        }
+      } finally {
+        if (registry != null) {
+          registry.close();
+        }
+      }
+    }
   }
 
   /** The Web UI of the real server. */
@@ -147,12 +207,4 @@ final class RuntimeUpdateHarness implements AutoCloseable {
     RecordedHistories.recordIfAsked(history, "runtime-update-" + name);
   }
 
-  @Override
-  public void close() throws Exception {
-    try {
-      temporal.close();
-    } finally {
-      components.close();
-    }
-  }
 }

@@ -2,18 +2,17 @@ package dev.kandev.recovery.worker;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.kandev.recovery.activities.testing.LocalNpmRegistry;
-import dev.kandev.recovery.activities.testing.NpmSandbox;
 import dev.kandev.recovery.activities.testing.TestAgentPackage;
 import dev.kandev.recovery.activities.testing.TestDatabase;
-import dev.kandev.recovery.workflows.RecoveryTaskQueue;
 import dev.kandev.recovery.workflows.client.RuntimeUpdateClient;
 import dev.kandev.recovery.workflows.runtime.RuntimeUpdateStatus;
 import dev.kandev.recovery.workflows.runtime.TestAgents;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -25,35 +24,33 @@ import org.junit.jupiter.api.io.TempDir;
 class RuntimeUpdateWebUiIT {
   private static final String SPEC = TestAgents.TEST_AGENT.packageSpec();
 
-  @RegisterExtension final TestDatabase db = new TestDatabase();
+  private static byte[] tarball;
+
+  @RegisterExtension @Order(1) final TestDatabase db = new TestDatabase();
+  @RegisterExtension @Order(2) final RuntimeUpdateHarness harness = RuntimeUpdateHarness.onRealServer(db, () -> tarball);
   @TempDir Path dir;
-  private LocalNpmRegistry registry;
-  private RuntimeUpdateHarness harness;
   private WebUi ui;
 
+  @BeforeAll
+  static void pack(@TempDir Path packDir) throws Exception {
+    tarball = TestAgentPackage.pack(packDir);
+  }
+
   @BeforeEach
-  void start() throws Exception {
-    registry = LocalNpmRegistry.serve(TestAgentPackage.NAME, TestAgentPackage.VERSION,
-        TestAgentPackage.pack(dir.resolve("pack")));
-    harness = RuntimeUpdateHarness.onRealServer(db, NpmSandbox.in(dir, registry.url()), dir.resolve("temporal"));
+  void openBrowser() {
     ui = new WebUi(harness.webUi(), Path.of("target", "webui-screenshots"), dir.resolve("chromium"));
   }
 
   @AfterEach
-  void stop() throws Exception {
-    try {
-      ui.close();
-      harness.close();
-    } finally {
-      registry.close();
-    }
+  void closeBrowser() throws Exception {
+    ui.close();
   }
 
   @Test
   void anOperatorSeesTheUpdateTheRepairTheRetryAndTheProbe() throws Exception {
     harness.extractThroughNpx(SPEC);
     harness.corrupt(SPEC);
-    RuntimeUpdateClient.Job job = new RuntimeUpdateClient(harness.client, RecoveryTaskQueue.DEFAULT)
+    RuntimeUpdateClient.Job job = harness.updates
         .start(TestAgents.TEST_AGENT.agentId(), "user:alice");
     assertThat(job.await(Duration.ofSeconds(90)).status()).isEqualTo(RuntimeUpdateStatus.SUCCEEDED);
 

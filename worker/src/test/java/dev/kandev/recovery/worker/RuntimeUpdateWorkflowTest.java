@@ -10,8 +10,6 @@ import dev.kandev.recovery.activities.store.TestStores;
 import dev.kandev.recovery.activities.runtime.NpxKey;
 import dev.kandev.recovery.activities.store.RuntimeJobRecord;
 import dev.kandev.recovery.activities.testing.Await;
-import dev.kandev.recovery.activities.testing.LocalNpmRegistry;
-import dev.kandev.recovery.activities.testing.NpmSandbox;
 import dev.kandev.recovery.activities.testing.TestAgentPackage;
 import dev.kandev.recovery.activities.testing.TestDatabase;
 import dev.kandev.recovery.workflows.FailureType;
@@ -42,9 +40,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -61,41 +58,22 @@ class RuntimeUpdateWorkflowTest {
   private static final Duration WAIT = Duration.ofSeconds(90);
   private static byte[] tarball;
 
-  @RegisterExtension final TestDatabase db = new TestDatabase();
-  @TempDir Path dir;
-
-  private LocalNpmRegistry registry;
-  private NpmSandbox npm;
-  private RuntimeUpdateHarness harness;
-  private RuntimeUpdateClient updates;
+  @RegisterExtension @Order(1) final TestDatabase db = new TestDatabase();
+  @RegisterExtension @Order(2) final RuntimeUpdateHarness harness = RuntimeUpdateHarness.onTestServer(db, () -> tarball);
 
   @BeforeAll
   static void pack(@TempDir Path packDir) throws Exception {
     tarball = TestAgentPackage.pack(packDir);
   }
 
-  @BeforeEach
-  void start() throws Exception {
-    registry = LocalNpmRegistry.serve(TestAgentPackage.NAME, TestAgentPackage.VERSION, tarball);
-    npm = NpmSandbox.in(dir, registry.url());
-    harness = new RuntimeUpdateHarness(db, npm);
-    updates = new RuntimeUpdateClient(harness.client, RecoveryTaskQueue.DEFAULT);
-  }
-
-  @AfterEach
-  void stop() throws Exception {
-    harness.close();
-    registry.close();
-  }
-
   /** A corrupt tree next to an intact sibling tree and a healthy content cache. */
   private Map<String, String> corruptRuntimeWithNeighbours() throws Exception {
     harness.extractThroughNpx(SPEC);
     harness.extractSibling(SIBLING_SPEC);
-    Files.createDirectories(npm.cache().resolve("_npx/keep-me"));
-    Files.writeString(npm.cache().resolve("_npx/keep-me/marker"), "keep");
+    Files.createDirectories(harness.npm.cache().resolve("_npx/keep-me"));
+    Files.writeString(harness.npm.cache().resolve("_npx/keep-me/marker"), "keep");
     harness.corrupt(SPEC);
-    return snapshot(npm.cache());
+    return snapshot(harness.npm.cache());
   }
 
   private static void assertOnlyTheTreeWasReplaced(Map<String, String> before, Map<String, String> after, boolean reExtracted) {
@@ -116,7 +94,7 @@ class RuntimeUpdateWorkflowTest {
   void corruptExtractedRuntimeIsRepairedOnceRetriedAndProbed() throws Exception {
     Map<String, String> before = corruptRuntimeWithNeighbours();
 
-    RuntimeUpdateClient.Job job = updates.start(AGENT, "user:alice");
+    RuntimeUpdateClient.Job job = harness.updates.start(AGENT, "user:alice");
     RuntimeUpdateResult result = job.await(WAIT);
 
     assertThat(result.status()).as(String.join("\n", result.progress())).isEqualTo(RuntimeUpdateStatus.SUCCEEDED);
@@ -126,15 +104,15 @@ class RuntimeUpdateWorkflowTest {
     assertThat(result.probe()).isEqualTo(new ProbeInfo("kandev-test-agent", "1.0.0", 1, true));
     assertThat(result.progress()).contains(
         "managed runtime cache appears stale; repairing execution cache",
-        "removed " + npm.npxTree(SPEC),
+        "removed " + harness.npm.npxTree(SPEC),
         "retrying managed runtime update",
         "ACP initialize ok: kandev-test-agent 1.0.0, protocol version 1");
     assertThat(result.progress()).anyMatch(line -> line.contains("EJSONPARSE"));
 
-    Map<String, String> after = snapshot(npm.cache());
+    Map<String, String> after = snapshot(harness.npm.cache());
     assertOnlyTheTreeWasReplaced(before, after, true);
-    assertThat(Files.size(npm.npxTree(SPEC).resolve("package.json"))).isPositive();
-    assertThat(Files.size(npm.npxTree(SPEC).resolve("node_modules/kandev-test-agent/bin/kandev-test-agent.js"))).isPositive();
+    assertThat(Files.size(harness.npm.npxTree(SPEC).resolve("package.json"))).isPositive();
+    assertThat(Files.size(harness.npm.npxTree(SPEC).resolve("node_modules/kandev-test-agent/bin/kandev-test-agent.js"))).isPositive();
 
     RuntimeJobRecord record = db.tx(h -> TestStores.runtimeJob(h, job.runId())).orElseThrow();
     assertThat(record.status()).isEqualTo(RuntimeJobStatus.SUCCEEDED);
@@ -157,9 +135,9 @@ class RuntimeUpdateWorkflowTest {
   @Test
   void failedRepairRetryIsTerminalWithoutFurtherRetryOrBroadDeletion() throws Exception {
     Map<String, String> before = corruptRuntimeWithNeighbours();
-    registry.stopServing(); // the package is gone from the registry: the retry cannot fetch it
+    harness.registry.stopServing(); // the package is gone from the registry: the retry cannot fetch it
 
-    RuntimeUpdateClient.Job job = updates.start(AGENT, "user:alice");
+    RuntimeUpdateClient.Job job = harness.updates.start(AGENT, "user:alice");
     RuntimeUpdateResult result = job.await(WAIT);
 
     assertThat(result.status()).isEqualTo(RuntimeUpdateStatus.FAILED);
@@ -170,7 +148,7 @@ class RuntimeUpdateWorkflowTest {
     assertThat(result.repair()).isEqualTo(RepairResult.REMOVED);
     assertThat(result.probe()).isNull();
 
-    assertOnlyTheTreeWasReplaced(before, snapshot(npm.cache()), false);
+    assertOnlyTheTreeWasReplaced(before, snapshot(harness.npm.cache()), false);
 
     RuntimeJobRecord record = db.tx(h -> TestStores.runtimeJob(h, job.runId())).orElseThrow();
     assertThat(record.status()).isEqualTo(RuntimeJobStatus.FAILED);
@@ -193,13 +171,13 @@ class RuntimeUpdateWorkflowTest {
     // the package's _npx/<key> is a symlink to a corrupt tree elsewhere: npm follows it and fails,
     // the repair refuses to touch it
     harness.extractThroughNpx(SPEC);
-    Path elsewhere = dir.resolve("elsewhere");
-    Files.move(npm.npxTree(SPEC), elsewhere);
-    Files.createSymbolicLink(npm.npxTree(SPEC), elsewhere);
+    Path elsewhere = harness.dir.resolve("elsewhere");
+    Files.move(harness.npm.npxTree(SPEC), elsewhere);
+    Files.createSymbolicLink(harness.npm.npxTree(SPEC), elsewhere);
     harness.corrupt(SPEC);
-    Map<String, String> before = snapshot(dir);
+    Map<String, String> before = snapshot(harness.dir);
 
-    RuntimeUpdateClient.Job job = updates.start(AGENT, "user:alice");
+    RuntimeUpdateClient.Job job = harness.updates.start(AGENT, "user:alice");
     RuntimeUpdateResult result = job.await(WAIT);
 
     assertThat(result.status()).isEqualTo(RuntimeUpdateStatus.FAILED);
@@ -212,7 +190,7 @@ class RuntimeUpdateWorkflowTest {
     assertThat(job.progress().repair()).isEqualTo(RepairResult.REFUSED);
     assertThat(UpdateRuntimeCommand.outcomeLine(result)).isEqualTo("FAILED [RUNTIME_CACHE_REPAIR_FAILED]: "
         + result.error() + " (1 update attempt(s), repair: refused)");
-    Map<String, String> after = snapshot(dir);
+    Map<String, String> after = snapshot(harness.dir);
     before.keySet().stream().filter(p -> !p.contains("_logs") && !p.contains("_cacache"))
         .forEach(path -> assertThat(after).as(path).containsEntry(path, before.get(path)));
     assertThat(activities(harness.history(job.workflowId(), job.runId()))).containsExactly(
@@ -222,16 +200,16 @@ class RuntimeUpdateWorkflowTest {
 
   @Test
   void aRepairThatFindsNothingToRemoveSaysSoAndIsNotReportedAsRepaired() throws Exception {
-    registry.stopServing(); // never extracted, and the registry no longer has it: both updates fail
+    harness.registry.stopServing(); // never extracted, and the registry no longer has it: both updates fail
 
-    RuntimeUpdateClient.Job job = updates.start(AGENT, "user:alice");
+    RuntimeUpdateClient.Job job = harness.updates.start(AGENT, "user:alice");
     RuntimeUpdateResult result = job.await(WAIT);
 
     assertThat(result.errorType()).isEqualTo(FailureType.RUNTIME_UPDATE_FAILED.type());
     assertThat(result.attempts()).isEqualTo(2);
     assertThat(result.repaired()).isFalse();
     assertThat(result.repair()).isEqualTo(RepairResult.NOTHING_TO_REMOVE);
-    assertThat(result.progress()).contains("nothing to remove at " + npm.npxTree(SPEC));
+    assertThat(result.progress()).contains("nothing to remove at " + harness.npm.npxTree(SPEC));
     assertThat(db.tx((Handle h) -> TestStores.runtimeJob(h, job.runId())).orElseThrow().repaired()).isFalse();
     assertThat(UpdateRuntimeCommand.outcomeLine(result)).endsWith("(2 update attempt(s), repair: nothing to remove)");
   }
@@ -239,9 +217,9 @@ class RuntimeUpdateWorkflowTest {
   @Test
   void healthyRuntimeIsUpdatedOnceWithoutRepairAndProbed() throws Exception {
     harness.extractThroughNpx(SPEC);
-    Map<String, String> before = snapshot(npm.npxTree(SPEC));
+    Map<String, String> before = snapshot(harness.npm.npxTree(SPEC));
 
-    RuntimeUpdateClient.Job job = updates.start(AGENT, "user:bob");
+    RuntimeUpdateClient.Job job = harness.updates.start(AGENT, "user:bob");
     RuntimeUpdateResult result = job.await(WAIT);
 
     assertThat(result.status()).isEqualTo(RuntimeUpdateStatus.SUCCEEDED);
@@ -249,14 +227,14 @@ class RuntimeUpdateWorkflowTest {
     assertThat(result.repaired()).isFalse();
     assertThat(result.repair()).isEqualTo(RepairResult.NOT_RUN);
     assertThat(result.probe().protocolVersion()).isEqualTo(1);
-    assertThat(snapshot(npm.npxTree(SPEC)).keySet()).containsAll(before.keySet());
+    assertThat(snapshot(harness.npm.npxTree(SPEC)).keySet()).containsAll(before.keySet());
     assertThat(activities(harness.history(job.workflowId(), job.runId()))).containsExactly(
         "RuntimeSaveJob", "RuntimeSaveJob", "RuntimeRunUpdate", "RuntimeSaveJob", "RuntimeProbeAcp", "RuntimeSaveJob");
   }
 
   @Test
   void failedProbeIsTerminalAndReportsNoSuccess() throws Exception {
-    RuntimeUpdateClient.Job job = updates.start(TestAgents.BROKEN_ACP.agentId(), "user:bob");
+    RuntimeUpdateClient.Job job = harness.updates.start(TestAgents.BROKEN_ACP.agentId(), "user:bob");
     RuntimeUpdateResult result = job.await(WAIT);
 
     assertThat(result.status()).isEqualTo(RuntimeUpdateStatus.FAILED);
@@ -272,7 +250,7 @@ class RuntimeUpdateWorkflowTest {
 
   @Test
   void unknownAgentIsRejectedBeforeAnythingRuns() throws Exception {
-    RuntimeUpdateClient.Job job = updates.start("../../etc", "user:mallory");
+    RuntimeUpdateClient.Job job = harness.updates.start("../../etc", "user:mallory");
     RuntimeUpdateResult result = job.await(WAIT);
 
     assertThat(result.status()).isEqualTo(RuntimeUpdateStatus.FAILED);
@@ -281,8 +259,8 @@ class RuntimeUpdateWorkflowTest {
     assertThat(result.attempts()).isZero();
     assertThat(activities(harness.history(job.workflowId(), job.runId()))).isEmpty();
     assertThat(db.tx((Handle h) -> TestStores.runtimeJobsOf(h, "../../etc"))).isEmpty();
-    assertThat(registry.requests()).isEmpty();
-    assertThat(npm.cache().resolve("_npx")).doesNotExist();
+    assertThat(harness.registry.requests()).isEmpty();
+    assertThat(harness.npm.cache().resolve("_npx")).doesNotExist();
   }
 
   @Test
@@ -296,7 +274,7 @@ class RuntimeUpdateWorkflowTest {
           .isEqualTo("a runtime update needs an input with an agentId; the payload was null or missing; nothing was done");
     }
     assertThat(db.tx((Handle h) -> TestStores.runtimeJobsOf(h, AGENT))).isEmpty();
-    assertThat(registry.requests()).isEmpty();
+    assertThat(harness.registry.requests()).isEmpty();
   }
 
   @Test
@@ -313,7 +291,7 @@ class RuntimeUpdateWorkflowTest {
     assertThat(failure.getOriginalMessage())
         .isEqualTo("invalid RuntimeUpdateWorkflow input: field 'agentId' must be a string; nothing was done");
     assertThat(db.tx((Handle h) -> TestStores.runtimeJobsOf(h, AGENT))).isEmpty();
-    assertThat(registry.requests()).isEmpty();
+    assertThat(harness.registry.requests()).isEmpty();
   }
 
   @Test
@@ -331,12 +309,12 @@ class RuntimeUpdateWorkflowTest {
       assertThat(failure.getType()).isEqualTo("INVALID_REQUEST");
       assertThat(failure.getOriginalMessage()).isEqualTo(id.getValue());
 
-      assertThatThrownBy(() -> updates.start(id.getKey(), "user:alice"))
+      assertThatThrownBy(() -> harness.updates.start(id.getKey(), "user:alice"))
           .isInstanceOf(InvalidRequestException.class).hasMessage(id.getValue());
       assertThat(ByTypeName.exists(harness.client, RuntimeUpdateWorkflow.workflowId(id.getKey()))).isFalse();
     }
     assertThat(db.fixtures().count("SELECT count(*) FROM runtime_update_jobs")).isZero();
-    assertThat(registry.requests()).isEmpty();
+    assertThat(harness.registry.requests()).isEmpty();
   }
 
   @Test
@@ -344,7 +322,7 @@ class RuntimeUpdateWorkflowTest {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
 
     int exit = UpdateRuntimeCommand.follow(
-        updates, new RuntimeUpdateRequest("opencode-acp\n", "cli:test"), WAIT, new PrintStream(bytes, true, StandardCharsets.UTF_8));
+        harness.updates, new RuntimeUpdateRequest("opencode-acp\n", "cli:test"), WAIT, new PrintStream(bytes, true, StandardCharsets.UTF_8));
 
     assertThat(exit).isEqualTo(2);
     assertThat(bytes.toString(StandardCharsets.UTF_8))
@@ -374,19 +352,19 @@ class RuntimeUpdateWorkflowTest {
 
   @Test
   void aSecondStartWhileAnUpdateRunsAttachesToIt() throws Exception {
-    registry.hold();
-    RuntimeUpdateClient.Job first = updates.start(AGENT, "user:alice");
-    Await.until(() -> !registry.requests().isEmpty(), WAIT, "the first update to reach the registry");
+    harness.registry.hold();
+    RuntimeUpdateClient.Job first = harness.updates.start(AGENT, "user:alice");
+    Await.until(() -> !harness.registry.requests().isEmpty(), WAIT, "the first update to reach the registry");
 
-    RuntimeUpdateClient.Job second = updates.start(AGENT, "user:bob");
+    RuntimeUpdateClient.Job second = harness.updates.start(AGENT, "user:bob");
     assertThat(second.runId()).isEqualTo(first.runId());
     assertThat(second.progress().status()).isEqualTo(RuntimeJobStatus.UPDATING);
-    registry.release();
+    harness.registry.release();
 
     assertThat(first.await(WAIT).status()).isEqualTo(RuntimeUpdateStatus.SUCCEEDED);
     assertThat(db.tx((Handle h) -> TestStores.runtimeJobsOf(h, AGENT))).hasSize(1).allMatch(job -> job.requestedBy().equals("user:alice"));
 
-    RuntimeUpdateClient.Job later = updates.start(AGENT, "user:bob");
+    RuntimeUpdateClient.Job later = harness.updates.start(AGENT, "user:bob");
     assertThat(later.runId()).as("a closed job is not reused: a retry is a new job").isNotEqualTo(first.runId());
     assertThat(later.await(WAIT).status()).isEqualTo(RuntimeUpdateStatus.SUCCEEDED);
   }
@@ -398,7 +376,7 @@ class RuntimeUpdateWorkflowTest {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
 
     int exit = UpdateRuntimeCommand.follow(
-        updates, new RuntimeUpdateRequest(AGENT, "cli:test"), WAIT, new PrintStream(bytes, true, StandardCharsets.UTF_8));
+        harness.updates, new RuntimeUpdateRequest(AGENT, "cli:test"), WAIT, new PrintStream(bytes, true, StandardCharsets.UTF_8));
 
     List<String> out = bytes.toString(StandardCharsets.UTF_8).lines().toList();
     assertThat(exit).isZero();
@@ -418,7 +396,7 @@ class RuntimeUpdateWorkflowTest {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
 
     int exit = UpdateRuntimeCommand.follow(
-        updates, new RuntimeUpdateRequest("no-such-agent", "cli:test"), WAIT, new PrintStream(bytes, true, StandardCharsets.UTF_8));
+        harness.updates, new RuntimeUpdateRequest("no-such-agent", "cli:test"), WAIT, new PrintStream(bytes, true, StandardCharsets.UTF_8));
 
     assertThat(exit).isOne();
     assertThat(bytes.toString(StandardCharsets.UTF_8)).contains("FAILED [RUNTIME_UNKNOWN_AGENT]: unknown agent 'no-such-agent'");

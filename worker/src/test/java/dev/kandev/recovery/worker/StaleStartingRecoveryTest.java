@@ -13,32 +13,22 @@ import dev.kandev.recovery.workflows.client.ResumeHandle;
 import dev.kandev.recovery.workflows.model.SessionState;
 import dev.kandev.recovery.workflows.resume.ResumeMode;
 import dev.kandev.recovery.workflows.resume.ResumeResult;
-import java.nio.file.Path;
 import java.time.Duration;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 
 /** Sessions an ended resume left STARTING are restored; those a running resume owns are not. */
 class StaleStartingRecoveryTest {
-  @RegisterExtension final TestDatabase db = new TestDatabase();
-  @TempDir Path tempDir;
-  private ResumeHarness harness;
+  @RegisterExtension @Order(1) final TestDatabase db = new TestDatabase();
+  @RegisterExtension @Order(2) final ResumeHarness harness = new ResumeHarness(db);
   private StaleStartingRecovery recovery;
-  private ExecutorsRunningStore executors;
+  private final ExecutorsRunningStore executors = new ExecutorsRunningStore();
 
   @BeforeEach
   void setUp() {
-    harness = new ResumeHarness(db, tempDir);
     recovery = new StaleStartingRecovery(db.transactions(), harness.components().sessions, harness.components().locks, harness.resumes);
-    executors = new ExecutorsRunningStore();
-  }
-
-  @AfterEach
-  void tearDown() {
-    harness.close();
   }
 
   @Test

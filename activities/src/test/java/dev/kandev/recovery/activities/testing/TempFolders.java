@@ -1,0 +1,41 @@
+package dev.kandev.recovery.activities.testing;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.extension.ExtensionContext;
+
+/** Temporary folders of test extensions (what {@code @TempDir} is to a test class). */
+public final class TempFolders {
+  private TempFolders() {}
+
+  /**
+   * A new folder that JUnit deletes when {@code context} closes, i.e. after every after-each
+   * callback has run (so after the processes that wrote into it were stopped).
+   */
+  public static Path create(ExtensionContext context, String prefix) {
+    try {
+      Path folder = Files.createTempDirectory(prefix);
+      context.getStore(ExtensionContext.Namespace.create(TempFolders.class, folder))
+          .put(folder, (AutoCloseable) () -> delete(folder));
+      return folder;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** Deletes the folder and everything in it; a folder already gone is fine. */
+  public static void delete(Path folder) throws IOException {
+    if (!Files.exists(folder)) {
+      return;
+    }
+    try (Stream<Path> paths = Files.walk(folder)) {
+      for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(path);
+      }
+    }
+  }
+}

@@ -1,0 +1,61 @@
+package dev.kandev.recovery.worker;
+
+import static dev.kandev.recovery.workflows.model.SessionState.FAILED;
+import static dev.kandev.recovery.workflows.model.SessionState.WAITING_FOR_INPUT;
+
+import dev.kandev.recovery.activities.store.Fence;
+import dev.kandev.recovery.activities.testing.TestAgent;
+import dev.kandev.recovery.activities.testing.TestDatabase;
+import dev.kandev.recovery.workflows.model.SessionState;
+import java.util.Collection;
+import java.util.Set;
+
+/**
+ * What the resume benchmarks share: their sizes, the sessions they resume ({@code bench-0} …, a task
+ * each in {@code ws-1}) and the untimed reset between two resumes of a session, which leaves it as
+ * {@code ResumeHarness.establishedSession} does: agent gone, state FAILED, stored token kept.
+ */
+final class ResumeBenchSessions {
+  static final int SESSIONS = 4;
+  static final int WARM_UP = 4;
+  static final int SEQUENTIAL = 20;
+  static final int PARALLEL = 4;
+  static final int PER_THREAD = 5;
+
+  /** A session's first launch (START_FRESH), so that its agent creates the provider session a RESUME loads. */
+  @FunctionalInterface
+  interface FirstLaunch {
+    void run(String sessionId) throws Exception;
+  }
+
+  private final TestDatabase db;
+
+  ResumeBenchSessions(TestDatabase db) {
+    this.db = db;
+  }
+
+  static String session(int index) {
+    return "bench-" + index;
+  }
+
+  /** Creates the {@link #SESSIONS} sessions (CREATED), gives each its first launch, then resets it. */
+  void establish(FirstLaunch firstLaunch, Collection<Components> workers) throws Exception {
+    for (int s = 0; s < SESSIONS; s++) {
+      String id = session(s);
+      db.fixtures().task("t-" + id, "ws-1", "REVIEW").session(id, "t-" + id, TestAgent.AGENT_ID, SessionState.CREATED, "{}");
+      firstLaunch.run(id);
+      reset(id, workers);
+    }
+  }
+
+  /** Stops the session's agent on every worker and moves it WAITING_FOR_INPUT → FAILED. */
+  void reset(String sessionId, Collection<Components> workers) {
+    workers.forEach(worker -> worker.agentHost.stop(sessionId));
+    Components any = workers.iterator().next();
+    var moved = db.tx(h -> any.sessions.transition(
+        h, sessionId, Set.of(WAITING_FOR_INPUT), FAILED, "benchmark reset", "agent process exited", Fence.none()));
+    if (!moved.won()) {
+      throw new IllegalStateException("reset of " + sessionId + " lost: " + moved);
+    }
+  }
+}
