@@ -11,7 +11,6 @@ import dev.kandev.recovery.workflows.client.ResumeHandle;
 import dev.kandev.recovery.workflows.model.SessionState;
 import dev.kandev.recovery.workflows.resume.ResumeMode;
 import dev.kandev.recovery.workflows.resume.ResumeRequest;
-import dev.kandev.recovery.worker.RecoveryCluster.ActivityRun;
 import dev.kandev.recovery.worker.limits.LaunchLimits;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -143,17 +142,11 @@ class HostRecoveryClusterBenchmark {
 
   /** From the first recovery launch's start to the last one's end, as the server saw them. */
   private double launchWindowSeconds(List<String> sessionIds) {
-    Instant first = Instant.MAX;
-    Instant last = Instant.MIN;
-    for (String sessionId : sessionIds) {
-      for (ActivityRun run : cluster.activities(ResumeRequest.workflowId(sessionId), null)) {
-        if (run.type().equals("LaunchAgent")) {
-          first = run.started().isBefore(first) ? run.started() : first;
-          last = run.closed().isAfter(last) ? run.closed() : last;
-        }
-      }
-    }
-    return Duration.between(first, last).toNanos() / 1e9;
+    List<ActivityRun> launches = sessionIds.stream()
+        .flatMap(sessionId -> cluster.activities(ResumeRequest.workflowId(sessionId), null).stream())
+        .filter(run -> run.type().equals("LaunchAgent"))
+        .toList();
+    return ActivityRun.window(launches).toNanos() / 1e9;
   }
 
   /** The host's limit: {@code n} test agents spawned and answered ACP initialize, {@code LAUNCH_CAP} at a time. */

@@ -7,10 +7,8 @@ import dev.kandev.recovery.workflows.client.ResumeHandle;
 import dev.kandev.recovery.workflows.model.SessionState;
 import dev.kandev.recovery.workflows.resume.ResumeMode;
 import dev.kandev.recovery.workflows.resume.ResumeRequest;
-import dev.kandev.recovery.worker.RecoveryCluster.ActivityRun;
 import dev.kandev.recovery.worker.RecoveryCluster.AgentEvent;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -77,24 +75,6 @@ class MassRecoveryIT {
           .filter(run -> run.type().equals("LaunchAgent")).forEach(launches::add);
     }
     assertThat(launches).hasSize(SESSIONS).allMatch(run -> run.worker().equals("w-h1-next"));
-    assertThat(mostAtOnce(launches)).as("launches under way at once").isBetween(1, LAUNCH_CAP);
-  }
-
-  /** The most launches the server saw under way at the same time (closing before opening at a tie). */
-  static int mostAtOnce(List<ActivityRun> runs) {
-    record Edge(Instant at, int delta) {}
-    List<Edge> edges = new ArrayList<>();
-    runs.forEach(run -> {
-      edges.add(new Edge(run.started(), 1));
-      edges.add(new Edge(run.closed(), -1));
-    });
-    edges.sort((a, b) -> a.at().equals(b.at()) ? Integer.compare(a.delta(), b.delta()) : a.at().compareTo(b.at()));
-    int now = 0;
-    int most = 0;
-    for (Edge edge : edges) {
-      now += edge.delta();
-      most = Math.max(most, now);
-    }
-    return most;
+    assertThat(ActivityRun.mostAtOnce(launches)).as("launches under way at once").isBetween(1, LAUNCH_CAP);
   }
 }

@@ -13,7 +13,6 @@ import dev.kandev.recovery.workflows.model.SessionState;
 import dev.kandev.recovery.workflows.resume.ResumeFailure;
 import dev.kandev.recovery.workflows.resume.ResumeMode;
 import dev.kandev.recovery.workflows.resume.ResumeStep;
-import dev.kandev.recovery.worker.RecoveryCluster.ActivityRun;
 import dev.kandev.recovery.worker.RecoveryCluster.AgentEvent;
 import java.time.Duration;
 import java.util.LinkedHashMap;

@@ -51,7 +51,7 @@ final class OrchestratedResume implements AutoCloseable {
   /** A real dev server (SQLite file unless {@code databaseFile} is null) with {@code flags} added. */
   static OrchestratedResume onDevServer(Components components, Path stateDir, Path databaseFile, List<String> flags,
       UnaryOperator<WorkerOptions> tuning) {
-    BenchTemporalServer server = BenchTemporalServer.start(stateDir, databaseFile, flags);
+    RealTemporalServer.Flagged server = RealTemporalServer.startWith(stateDir, databaseFile, flags);
     return new OrchestratedResume(server, server.address(), components, tuning);
   }
 

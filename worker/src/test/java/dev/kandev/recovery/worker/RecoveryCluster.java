@@ -15,9 +15,9 @@ import dev.kandev.recovery.activities.testing.Await;
 import dev.kandev.recovery.activities.testing.CredentialFixtures;
 import dev.kandev.recovery.activities.testing.Fixtures;
 import dev.kandev.recovery.activities.testing.TestAgent;
-import dev.kandev.recovery.activities.testing.TestDatabase;
 import dev.kandev.recovery.activities.testing.TempFolders;
 import dev.kandev.recovery.workflows.client.ResumeClient;
+import dev.kandev.recovery.activities.testing.TestDatabase;
 import dev.kandev.recovery.workflows.client.ResumeFailedException;
 import dev.kandev.recovery.workflows.client.ResumeHandle;
 import dev.kandev.recovery.workflows.model.SessionState;
@@ -149,12 +149,6 @@ final class RecoveryCluster implements BeforeEachCallback, AfterEachCallback {
    */
   @JsonIgnoreProperties(ignoreUnknown = true)
   record AgentEvent(String event, String host, long pid, long at, String sessionId, Boolean loaded, String by) {}
-
-  /**
-   * One activity of a run as its history records it: the queue it was scheduled on, the worker
-   * (instance) that took it, and when the server saw it start and close (null: not yet).
-   */
-  record ActivityRun(String type, String taskQueue, String worker, Instant started, Instant closed) {}
 
   /** The activities of the run ({@code runId} null: the latest run), in the order they were scheduled. */
   List<ActivityRun> activities(String workflowId, String runId) {
