@@ -58,7 +58,6 @@ import java.util.function.UnaryOperator;
  */
 public final class Components implements AutoCloseable {
   private final Settings settings;
-  private final Database database;
   final Transactions transactions;
   final SessionStore sessions;
   final SessionIdentityStore identities;
@@ -99,7 +98,6 @@ public final class Components implements AutoCloseable {
   private Components(Settings settings, Database database, BuiltInAgents builtInAgents, AgentProfiles agentProfiles,
       RecoveryMetrics metrics) {
     this.settings = settings;
-    this.database = database;
     this.transactions = database.transactions();
     this.sessions = new SessionStore(Json.mapper());
     this.identities = new SessionIdentityStore();
@@ -195,18 +193,6 @@ public final class Components implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot install the git credential helper", e);
     }
-  }
-
-  public Settings settings() {
-    return settings;
-  }
-
-  public Database database() {
-    return database;
-  }
-
-  public AgentHost agentHost() {
-    return agentHost;
   }
 
   /** Stops the agents this worker runs and the redemption endpoint, once; the database is the caller's. */

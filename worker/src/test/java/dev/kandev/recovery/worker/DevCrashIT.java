@@ -4,6 +4,7 @@ import static dev.kandev.recovery.workflows.model.SessionState.FAILED;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kandev.recovery.activities.store.SessionIdentity;
+import dev.kandev.recovery.activities.store.TestStores;
 import dev.kandev.recovery.activities.testing.Await;
 import dev.kandev.recovery.workflows.client.ResumeHandle;
 import dev.kandev.recovery.workflows.resume.ResumeFailure;
@@ -52,7 +53,7 @@ class DevCrashIT {
     assertThat(cluster.transitions("s1")).endsWith("FAILED>STARTING", "STARTING>FAILED");
     assertThat(cluster.identity("s1")).isEqualTo(new SessionIdentity(token, token));
     assertThat(cluster.lockHeld("s1")).isFalse();
-    assertThat(cluster.executor("s1").orElseThrow().claimsLiveProcess()).isFalse();
+    assertThat(TestStores.claimsLiveProcess(cluster.executor("s1").orElseThrow())).isFalse();
 
     // The run lives in the server's database file: it is there after the server itself restarted.
     cluster.process("dev-b").terminate(Duration.ofMinutes(1));

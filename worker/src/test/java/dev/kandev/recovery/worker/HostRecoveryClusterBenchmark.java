@@ -3,6 +3,7 @@ package dev.kandev.recovery.worker;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kandev.recovery.activities.store.Fence;
+import dev.kandev.recovery.activities.store.TestStores;
 import dev.kandev.recovery.activities.testing.Await;
 import dev.kandev.recovery.activities.testing.TestAgent;
 import dev.kandev.recovery.activities.testing.bench.Load;
@@ -131,7 +132,7 @@ class HostRecoveryClusterBenchmark {
       cluster.tx(h -> cluster.sessions().transition(h, sessionId, Set.of(SessionState.WAITING_FOR_INPUT),
           SessionState.FAILED, "benchmark", "agent process exited", Fence.none()));
     }
-    Await.until(() -> sessionIds.stream().noneMatch(id -> cluster.executor(id).orElseThrow().claimsLiveProcess()),
+    Await.until(() -> sessionIds.stream().noneMatch(id -> TestStores.claimsLiveProcess(cluster.executor(id).orElseThrow())),
         Duration.ofMinutes(2), "the reapers to stop the failed sessions' agents");
   }
 

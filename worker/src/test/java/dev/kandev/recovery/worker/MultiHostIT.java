@@ -5,6 +5,7 @@ import static org.assertj.core.groups.Tuple.tuple;
 
 import dev.kandev.recovery.activities.store.ExecutorRecord;
 import dev.kandev.recovery.activities.store.Fence;
+import dev.kandev.recovery.activities.store.TestStores;
 import dev.kandev.recovery.activities.testing.Await;
 import dev.kandev.recovery.workflows.FailureType;
 import dev.kandev.recovery.workflows.RecoveryTaskQueue;
@@ -108,7 +109,7 @@ class MultiHostIT {
     for (String sessionId : failedOnH2) {
       assertThat(cluster.tx(h -> cluster.sessions().transition(h, sessionId, Set.of(SessionState.WAITING_FOR_INPUT),
           SessionState.FAILED, "test", "agent process exited", Fence.none())).won()).isTrue();
-      Await.until(() -> !cluster.executor(sessionId).orElseThrow().claimsLiveProcess(), RESUME,
+      Await.until(() -> !TestStores.claimsLiveProcess(cluster.executor(sessionId).orElseThrow()), RESUME,
           "h2's reaper to stop the agent of failed session " + sessionId);
     }
     Map<String, Long> pidsElsewhere = new LinkedHashMap<>();

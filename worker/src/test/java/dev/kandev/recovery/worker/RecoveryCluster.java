@@ -10,14 +10,15 @@ import dev.kandev.recovery.activities.store.Fence;
 import dev.kandev.recovery.activities.store.SessionIdentity;
 import dev.kandev.recovery.activities.store.SessionIdentityStore;
 import dev.kandev.recovery.activities.store.SessionStore;
+import dev.kandev.recovery.activities.store.TestStores;
 import dev.kandev.recovery.activities.store.Transactions;
 import dev.kandev.recovery.activities.testing.Await;
 import dev.kandev.recovery.activities.testing.CredentialFixtures;
 import dev.kandev.recovery.activities.testing.Fixtures;
 import dev.kandev.recovery.activities.testing.TestAgent;
 import dev.kandev.recovery.activities.testing.TempFolders;
-import dev.kandev.recovery.workflows.client.ResumeClient;
 import dev.kandev.recovery.activities.testing.TestDatabase;
+import dev.kandev.recovery.workflows.client.ResumeClient;
 import dev.kandev.recovery.workflows.client.ResumeFailedException;
 import dev.kandev.recovery.workflows.client.ResumeHandle;
 import dev.kandev.recovery.workflows.model.SessionState;
@@ -300,7 +301,7 @@ final class RecoveryCluster implements BeforeEachCallback, AfterEachCallback {
     var moved = db.tx(h -> sessions().transition(h, sessionId, Set.of(SessionState.WAITING_FOR_INPUT), SessionState.FAILED,
         "test setup", "agent process exited", Fence.none()));
     assertThat(moved.won()).isTrue();
-    Await.until(() -> executor(sessionId).map(e -> !e.claimsLiveProcess()).orElse(false), Duration.ofSeconds(30),
+    Await.until(() -> executor(sessionId).map(e -> !TestStores.claimsLiveProcess(e)).orElse(false), Duration.ofSeconds(30),
         "the worker to stop the agent of the failed session");
     return token;
   }

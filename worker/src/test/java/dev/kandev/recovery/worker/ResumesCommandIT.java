@@ -4,6 +4,7 @@ import static dev.kandev.recovery.workflows.model.SessionState.CREATED;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kandev.recovery.activities.store.Fence;
+import dev.kandev.recovery.activities.store.TestStores;
 import dev.kandev.recovery.activities.testing.Await;
 import dev.kandev.recovery.workflows.client.ResumeHandle;
 import dev.kandev.recovery.workflows.model.SessionState;
@@ -33,7 +34,7 @@ class ResumesCommandIT {
     RecoveryCluster.awaitFailure(cluster.start("s1", ResumeMode.RESUME), Duration.ofMinutes(1));
     cluster.tx(h -> cluster.sessions().transition(h, "s1", Set.of(SessionState.WAITING_FOR_INPUT), SessionState.FAILED, "test", "agent exited",
         Fence.none()));
-    Await.until(() -> !cluster.executor("s1").orElseThrow().claimsLiveProcess(), Duration.ofSeconds(30), "s1's agent to stop");
+    Await.until(() -> !TestStores.claimsLiveProcess(cluster.executor("s1").orElseThrow()), Duration.ofSeconds(30), "s1's agent to stop");
     cluster.start("s1", ResumeMode.RESUME).await(Duration.ofMinutes(1));
     // s2: an agent that exits before initialize; s3: an agent held in initialize, so its resume runs.
     cluster.newSession("s2", CREATED);

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kandev.recovery.activities.store.ExecutorsRunningStore;
 import dev.kandev.recovery.activities.store.SessionIdentity;
+import dev.kandev.recovery.activities.store.TestStores;
 import dev.kandev.recovery.activities.testing.Await;
 import dev.kandev.recovery.activities.testing.TestDatabase;
 import dev.kandev.recovery.workflows.client.ResumeHandle;
@@ -50,7 +51,7 @@ class StaleStartingRecoveryTest {
     // The terminated run's launch now finishes its handshake for nobody: the worker's reaper stops
     // that agent (the session is FAILED), and the next Resume loads the same conversation.
     harness.agentMode("normal");
-    Await.until(() -> db.tx(h -> executors.find(h, "s1")).map(e -> !e.claimsLiveProcess()).orElse(false), Duration.ofSeconds(30),
+    Await.until(() -> db.tx(h -> executors.find(h, "s1")).map(e -> !TestStores.claimsLiveProcess(e)).orElse(false), Duration.ofSeconds(30),
         "the terminated run's agent to be stopped");
     ResumeResult next = harness.resume("s1", ResumeMode.RESUME);
     assertThat(next.loaded()).isTrue();

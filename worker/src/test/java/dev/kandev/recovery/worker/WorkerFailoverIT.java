@@ -6,6 +6,7 @@ import static dev.kandev.recovery.workflows.model.SessionState.WAITING_FOR_INPUT
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kandev.recovery.activities.store.SessionIdentity;
+import dev.kandev.recovery.activities.store.TestStores;
 import dev.kandev.recovery.activities.testing.Await;
 import dev.kandev.recovery.workflows.client.ResumeHandle;
 import dev.kandev.recovery.workflows.resume.ResumeFailure;
@@ -54,7 +55,7 @@ class WorkerFailoverIT {
 
     // The compensation withdrew the killed worker's launch: its row claims no process, so the user's
     // Resume runs at once, without waiting for the killed worker to count as gone.
-    assertThat(cluster.executor("s1").orElseThrow().claimsLiveProcess()).isFalse();
+    assertThat(TestStores.claimsLiveProcess(cluster.executor("s1").orElseThrow())).isFalse();
     assertThat(cluster.executor("s1").orElseThrow().errorMessage()).contains("launch withdrawn");
     ResumeResult next = cluster.start("s1", ResumeMode.RESUME).await(Duration.ofMinutes(2));
     assertThat(next.loaded()).isTrue();

@@ -36,11 +36,6 @@ public final class GitCredentialEnvironment {
     this.helper = helper;
   }
 
-  /** The environment for a child with one lease: the helper answers for the lease's whole host. */
-  public Map<String, String> forToken(IssuedToken token) {
-    return forTokens(List.of(token));
-  }
-
   /**
    * The environment for a child with one lease per repository. With one lease the helper is
    * configured for the host; with several, each repository URL (with and without {@code .git}) gets

@@ -7,8 +7,4 @@ import java.time.Instant;
  * Non-secret result of {@link CredentialBroker#issue}: what workflow history may carry. For policy
  * {@code none}, {@code leaseId} and {@code expiresAt} are null and the snapshot says {@code none}.
  */
-public record LeaseGrant(String leaseId, Instant expiresAt, GitCredentialSnapshot snapshot) {
-  public boolean hasLease() {
-    return leaseId != null;
-  }
-}
+public record LeaseGrant(String leaseId, Instant expiresAt, GitCredentialSnapshot snapshot) {}

@@ -8,10 +8,4 @@ public record ExecutorRecord(
     String workerInstance,
     Long pid,
     String status,
-    String errorMessage) {
-
-  /** The row claims a live agent process. */
-  public boolean claimsLiveProcess() {
-    return status.equals("starting") || status.equals("running") || status.equals("ready");
-  }
-}
+    String errorMessage) {}

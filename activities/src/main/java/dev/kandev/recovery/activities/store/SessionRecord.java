@@ -22,14 +22,6 @@ public record SessionRecord(
     Instant updatedAt,
     String executorHost) {
 
-  /** {@code metadata.acp.session_id}, the durable mirror of the resume token. */
-  public Optional<String> acpSessionId() {
-    return Optional.ofNullable(metadata.path("acp").get("session_id"))
-        .filter(JsonNode::isTextual)
-        .map(JsonNode::asText)
-        .filter(id -> !id.isEmpty());
-  }
-
   /** A top-level metadata entry, e.g. {@code git_credential_snapshot}. */
   public Optional<JsonNode> metadataEntry(String key) {
     return Optional.ofNullable(metadata.get(key));

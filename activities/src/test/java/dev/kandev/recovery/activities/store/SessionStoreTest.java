@@ -145,7 +145,7 @@ class SessionStoreTest {
     assertThat(late).isEqualTo(new GuardedWriteResult(Outcome.STATE_MISMATCH, CANCELLED));
     assertThat(db.tx((Handle h) -> sessions.get(h, "s1")).metadataEntry("git_credential_snapshot").orElseThrow().path("policy").asText())
         .isEqualTo("github_app");
-    assertThat(db.tx((Handle h) -> sessions.get(h, "s1")).acpSessionId()).contains("tok-1");
+    assertThat(TestStores.acpSessionId(db.tx((Handle h) -> sessions.get(h, "s1")))).contains("tok-1");
   }
 
   private TransitionResult settle(Handle h, String sessionId) {

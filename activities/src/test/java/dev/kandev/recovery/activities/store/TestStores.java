@@ -2,6 +2,7 @@ package dev.kandev.recovery.activities.store;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.kandev.recovery.activities.json.Json;
 import dev.kandev.recovery.workflows.model.TaskState;
 import dev.kandev.recovery.workflows.runtime.RuntimeJobStatus;
@@ -29,6 +30,19 @@ public final class TestStores {
       + " attempts, repaired, progress::text AS progress, error, started_at, finished_at";
 
   private TestStores() {}
+
+  /** Whether the row claims a live agent process: its status is one the store counts as live. */
+  public static boolean claimsLiveProcess(ExecutorRecord executor) {
+    return ExecutorsRunningStore.LIVE_STATUSES.contains("'" + executor.status() + "'");
+  }
+
+  /** {@code metadata.acp.session_id} of the session's row, the durable mirror of the resume token. */
+  public static Optional<String> acpSessionId(SessionRecord session) {
+    return Optional.ofNullable(session.metadata().path("acp").get("session_id"))
+        .filter(JsonNode::isTextual)
+        .map(JsonNode::asText)
+        .filter(id -> !id.isEmpty());
+  }
 
   /** Extends the lock if its owner still holds it with that token. */
   public static Optional<ResumeLock> renew(Handle h, ResumeLock lock, Duration ttl) {

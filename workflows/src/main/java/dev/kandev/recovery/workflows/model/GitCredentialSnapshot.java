@@ -44,8 +44,4 @@ public record GitCredentialSnapshot(
     permissions =
         permissions == null ? Map.of() : Collections.unmodifiableMap(new TreeMap<>(permissions));
   }
-
-  public boolean hasLease() {
-    return leaseId != null;
-  }
 }
