@@ -6,8 +6,7 @@ import dev.kandev.recovery.activities.runtime.CommandRunner;
 import dev.kandev.recovery.activities.testing.FileTreeSnapshot;
 import dev.kandev.recovery.activities.testing.LocalNpmRegistry;
 import dev.kandev.recovery.activities.testing.NpmSandbox;
-import dev.kandev.recovery.activities.testing.TempFolders;
-import dev.kandev.recovery.activities.testing.TestAgentPackage;
+import dev.kandev.recovery.activities.testing.TestAgentNpmWorld;
 import dev.kandev.recovery.activities.testing.TestDatabase;
 import dev.kandev.recovery.worker.dev.DevTemporalServer;
 import dev.kandev.recovery.workflows.RecoverySearchAttributes;
@@ -30,22 +29,21 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Supplier;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
- * The real worker components against a private npm world (its own cache, the test agent's package
- * on a local registry), on the SDK's test environment or on a real Temporal server (the CLI's dev
- * server, with its Web UI). A JUnit extension, started before each test and stopped after it;
- * register it after the {@link TestDatabase} it uses:
- * {@code @RegisterExtension @Order(2) final RuntimeUpdateHarness harness = RuntimeUpdateHarness.onTestServer(db, () -> tarball);}.
+ * The real worker components against a private npm world (a {@link TestAgentNpmWorld}: its own
+ * cache, the test agent's package on a local registry), on the SDK's test environment or on a real
+ * Temporal server (the CLI's dev server, with its Web UI). A JUnit extension, started before each
+ * test and stopped after it; register it after the {@link TestDatabase} and the world it uses:
+ * {@code @RegisterExtension @Order(2) final RuntimeUpdateHarness harness = RuntimeUpdateHarness.onTestServer(db, world);}.
  */
 final class RuntimeUpdateHarness implements BeforeEachCallback, AfterEachCallback {
   private final TestDatabase db;
-  private final Supplier<byte[]> tarball;
+  private final TestAgentNpmWorld world;
   private final boolean realServer;
 
   // What beforeEach starts.
@@ -59,27 +57,27 @@ final class RuntimeUpdateHarness implements BeforeEachCallback, AfterEachCallbac
   private AutoCloseable temporal;
   private String webUi;
 
-  private RuntimeUpdateHarness(TestDatabase db, Supplier<byte[]> tarball, boolean realServer) {
+  private RuntimeUpdateHarness(TestDatabase db, TestAgentNpmWorld world, boolean realServer) {
     this.db = db;
-    this.tarball = tarball;
+    this.world = world;
     this.realServer = realServer;
   }
 
-  /** On the SDK's test environment; {@code tarball} is the packed test agent the registry serves. */
-  static RuntimeUpdateHarness onTestServer(TestDatabase db, Supplier<byte[]> tarball) {
-    return new RuntimeUpdateHarness(db, tarball, false);
+  /** On the SDK's test environment, against {@code world}'s npm (a static extension of the test class). */
+  static RuntimeUpdateHarness onTestServer(TestDatabase db, TestAgentNpmWorld world) {
+    return new RuntimeUpdateHarness(db, world, false);
   }
 
   /** On a real Temporal server (the CLI's dev server) with its Web UI. */
-  static RuntimeUpdateHarness onRealServer(TestDatabase db, Supplier<byte[]> tarball) {
-    return new RuntimeUpdateHarness(db, tarball, true);
+  static RuntimeUpdateHarness onRealServer(TestDatabase db, TestAgentNpmWorld world) {
+    return new RuntimeUpdateHarness(db, world, true);
   }
 
   @Override
-  public void beforeEach(ExtensionContext context) throws IOException {
-    dir = TempFolders.create(context, "kandev-runtime-update-");
-    registry = LocalNpmRegistry.serve(TestAgentPackage.NAME, TestAgentPackage.VERSION, tarball.get());
-    npm = NpmSandbox.in(dir, registry.url());
+  public void beforeEach(ExtensionContext context) {
+    dir = world.dir();
+    registry = world.registry();
+    npm = world.sandbox();
     components = components(db, npm);
     if (realServer) {
       startOnRealServer(RealTemporalServer.start(dir.resolve("temporal")));
@@ -126,14 +124,8 @@ final class RuntimeUpdateHarness implements BeforeEachCallback, AfterEachCallbac
         temporal.close();
       }
     } finally {
-      try {
-        if (components != null) {
-          components.close();
-        }
-      } finally {
-        if (registry != null) {
-          registry.close();
-        }
+      if (components != null) {
+        components.close();
       }
     }
   }
@@ -151,15 +143,6 @@ final class RuntimeUpdateHarness implements BeforeEachCallback, AfterEachCallbac
     env.putAll(Map.of("KANDEV_DB_SCHEMA", db.database().schema(), "KANDEV_WORKER_INSTANCE", "test-worker"));
     Settings settings = Settings.fromEnvironment(env).withNpm(npm.settings());
     return new Components(settings, db.database(), TestAgents.CATALOGUE, null);
-  }
-
-  /** What a first normal launch does: {@code npx --yes --prefer-offline kandev-test-agent}, stdin closed. */
-  void extractThroughNpx(String spec) {
-    CommandResult result = new CommandRunner().run(
-        npm.settings().launchCommand(spec, List.of()), npm.environment(), Duration.ofSeconds(60), true);
-    if (!result.succeeded() || !Files.isDirectory(npm.npxTree(spec))) {
-      throw new IllegalStateException("npx did not extract " + spec + ": " + result.describe());
-    }
   }
 
   /** Another package's real execution tree, which the repair must leave alone. */

@@ -2,7 +2,7 @@ package dev.kandev.recovery.worker;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.kandev.recovery.activities.testing.TestAgentPackage;
+import dev.kandev.recovery.activities.testing.TestAgentNpmWorld;
 import dev.kandev.recovery.activities.testing.TestDatabase;
 import dev.kandev.recovery.workflows.client.RuntimeUpdateClient;
 import dev.kandev.recovery.workflows.runtime.RuntimeUpdateStatus;
@@ -10,7 +10,6 @@ import dev.kandev.recovery.workflows.runtime.TestAgents;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
@@ -24,17 +23,12 @@ import org.junit.jupiter.api.io.TempDir;
 class RuntimeUpdateWebUiIT {
   private static final String SPEC = TestAgents.TEST_AGENT.packageSpec();
 
-  private static byte[] tarball;
 
+  @RegisterExtension static final TestAgentNpmWorld world = new TestAgentNpmWorld();
   @RegisterExtension @Order(1) final TestDatabase db = new TestDatabase();
-  @RegisterExtension @Order(2) final RuntimeUpdateHarness harness = RuntimeUpdateHarness.onRealServer(db, () -> tarball);
+  @RegisterExtension @Order(2) final RuntimeUpdateHarness harness = RuntimeUpdateHarness.onRealServer(db, world);
   @TempDir Path dir;
   private WebUi ui;
-
-  @BeforeAll
-  static void pack(@TempDir Path packDir) throws Exception {
-    tarball = TestAgentPackage.pack(packDir);
-  }
 
   @BeforeEach
   void openBrowser() {
@@ -48,7 +42,7 @@ class RuntimeUpdateWebUiIT {
 
   @Test
   void anOperatorSeesTheUpdateTheRepairTheRetryAndTheProbe() throws Exception {
-    harness.extractThroughNpx(SPEC);
+    world.installThroughNpx();
     harness.corrupt(SPEC);
     RuntimeUpdateClient.Job job = harness.updates
         .start(TestAgents.TEST_AGENT.agentId(), "user:alice");

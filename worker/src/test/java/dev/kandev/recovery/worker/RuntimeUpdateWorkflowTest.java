@@ -10,7 +10,7 @@ import dev.kandev.recovery.activities.store.TestStores;
 import dev.kandev.recovery.activities.runtime.NpxKey;
 import dev.kandev.recovery.activities.store.RuntimeJobRecord;
 import dev.kandev.recovery.activities.testing.Await;
-import dev.kandev.recovery.activities.testing.TestAgentPackage;
+import dev.kandev.recovery.activities.testing.TestAgentNpmWorld;
 import dev.kandev.recovery.activities.testing.TestDatabase;
 import dev.kandev.recovery.workflows.FailureType;
 import dev.kandev.recovery.workflows.RecoverySearchAttributes;
@@ -40,11 +40,9 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The spec's runtime scenarios end to end: Temporal test server, the real worker components, real
@@ -56,19 +54,14 @@ class RuntimeUpdateWorkflowTest {
   private static final String SPEC = TestAgents.TEST_AGENT.packageSpec();
   private static final String SIBLING_SPEC = SPEC + "@1.0.0";
   private static final Duration WAIT = Duration.ofSeconds(90);
-  private static byte[] tarball;
 
+  @RegisterExtension static final TestAgentNpmWorld world = new TestAgentNpmWorld();
   @RegisterExtension @Order(1) final TestDatabase db = new TestDatabase();
-  @RegisterExtension @Order(2) final RuntimeUpdateHarness harness = RuntimeUpdateHarness.onTestServer(db, () -> tarball);
-
-  @BeforeAll
-  static void pack(@TempDir Path packDir) throws Exception {
-    tarball = TestAgentPackage.pack(packDir);
-  }
+  @RegisterExtension @Order(2) final RuntimeUpdateHarness harness = RuntimeUpdateHarness.onTestServer(db, world);
 
   /** A corrupt tree next to an intact sibling tree and a healthy content cache. */
   private Map<String, String> corruptRuntimeWithNeighbours() throws Exception {
-    harness.extractThroughNpx(SPEC);
+    world.installThroughNpx();
     harness.extractSibling(SIBLING_SPEC);
     Files.createDirectories(harness.npm.cache().resolve("_npx/keep-me"));
     Files.writeString(harness.npm.cache().resolve("_npx/keep-me/marker"), "keep");
@@ -170,7 +163,7 @@ class RuntimeUpdateWorkflowTest {
   void refusedRepairIsTerminalAfterOneUpdateAndDeletesNothing() throws Exception {
     // the package's _npx/<key> is a symlink to a corrupt tree elsewhere: npm follows it and fails,
     // the repair refuses to touch it
-    harness.extractThroughNpx(SPEC);
+    world.installThroughNpx();
     Path elsewhere = harness.dir.resolve("elsewhere");
     Files.move(harness.npm.npxTree(SPEC), elsewhere);
     Files.createSymbolicLink(harness.npm.npxTree(SPEC), elsewhere);
@@ -216,7 +209,7 @@ class RuntimeUpdateWorkflowTest {
 
   @Test
   void healthyRuntimeIsUpdatedOnceWithoutRepairAndProbed() throws Exception {
-    harness.extractThroughNpx(SPEC);
+    world.installThroughNpx();
     Map<String, String> before = snapshot(harness.npm.npxTree(SPEC));
 
     RuntimeUpdateClient.Job job = harness.updates.start(AGENT, "user:bob");
@@ -331,7 +324,7 @@ class RuntimeUpdateWorkflowTest {
 
   @Test
   void aStartByTypeNameGetsEveryDocumentedSearchAttributeFromTheWorkflowItself() throws Exception {
-    harness.extractThroughNpx(SPEC);
+    world.installThroughNpx();
     WorkflowStub healthy = ByTypeName.start(harness.client, RecoveryTaskQueue.DEFAULT, "RuntimeUpdateWorkflow",
         RuntimeUpdateWorkflow.workflowId(AGENT), Map.of("agentId", AGENT, "requestedBy", "go"));
     assertThat(healthy.getResult(WAIT.toSeconds(), TimeUnit.SECONDS, RuntimeUpdateResult.class).status())
@@ -371,7 +364,7 @@ class RuntimeUpdateWorkflowTest {
 
   @Test
   void cliShowsTheProgressLinesAndTheOutcome() throws Exception {
-    harness.extractThroughNpx(SPEC);
+    world.installThroughNpx();
     harness.corrupt(SPEC);
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
 

@@ -27,9 +27,9 @@ public final class TempFolders {
     }
   }
 
-  /** Deletes the folder and everything in it; a folder already gone is fine. */
+  /** Deletes the folder and everything in it; a folder already gone (or none: null) is fine. */
   public static void delete(Path folder) throws IOException {
-    if (!Files.exists(folder)) {
+    if (folder == null || !Files.exists(folder)) {
       return;
     }
     try (Stream<Path> paths = Files.walk(folder)) {

@@ -6,9 +6,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Comparator;
 import java.util.List;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
@@ -43,12 +41,12 @@ public final class TestAgentNpmWorld implements BeforeAllCallback, AfterAllCallb
   @Override
   public void afterEach(ExtensionContext context) throws IOException {
     registry.close();
-    delete(dir);
+    TempFolders.delete(dir);
   }
 
   @Override
   public void afterAll(ExtensionContext context) throws IOException {
-    delete(packDir);
+    TempFolders.delete(packDir);
   }
 
   /** This test's directory (the sandbox's home and cache are in it). */
@@ -73,16 +71,5 @@ public final class TestAgentNpmWorld implements BeforeAllCallback, AfterAllCallb
       throw new IllegalStateException("npx did not install " + TestAgentPackage.NAME + ": " + result.describe());
     }
     return tree;
-  }
-
-  private static void delete(Path top) throws IOException {
-    if (top == null || !Files.exists(top)) {
-      return;
-    }
-    try (Stream<Path> paths = Files.walk(top)) {
-      for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
-        Files.delete(path);
-      }
-    }
   }
 }
