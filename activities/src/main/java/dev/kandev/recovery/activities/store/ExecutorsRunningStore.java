@@ -15,8 +15,10 @@ import org.jdbi.v3.core.mapper.RowMapper;
  */
 public final class ExecutorsRunningStore {
   public static final Set<String> EXIT_STATUSES = Set.of("failed", "stopped", "completed");
-  /** The statuses of a row that claims a live agent process, as an SQL list. */
-  static final String LIVE_STATUSES = "('starting', 'running', 'ready')";
+  /** The statuses of a row that claims a live agent process. */
+  static final List<String> LIVE = List.of("starting", "running", "ready");
+  /** {@link #LIVE} as an SQL list. */
+  static final String LIVE_STATUSES = "('" + String.join("', '", LIVE) + "')";
   /** SQL: row {@code e} claims a live agent of a gone instance on host {@code :host} other than {@code :instance}. */
   private static final String CLAIMED_BY_GONE_INSTANCE_ON_HOST = "e.status IN " + LIVE_STATUSES
       + " AND e.host = :host AND e.worker_instance <> :instance AND NOT " + WorkerPresenceStore.INSTANCE_ALIVE;

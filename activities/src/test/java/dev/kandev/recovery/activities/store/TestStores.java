@@ -33,7 +33,7 @@ public final class TestStores {
 
   /** Whether the row claims a live agent process: its status is one the store counts as live. */
   public static boolean claimsLiveProcess(ExecutorRecord executor) {
-    return ExecutorsRunningStore.LIVE_STATUSES.contains("'" + executor.status() + "'");
+    return ExecutorsRunningStore.LIVE.contains(executor.status());
   }
 
   /** {@code metadata.acp.session_id} of the session's row, the durable mirror of the resume token. */
