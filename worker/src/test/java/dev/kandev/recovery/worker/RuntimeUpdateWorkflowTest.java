@@ -108,11 +108,11 @@ class RuntimeUpdateWorkflowTest {
     assertThat(Files.size(harness.npm.npxTree(SPEC).resolve("node_modules/kandev-test-agent/bin/kandev-test-agent.js"))).isPositive();
 
     RuntimeJobRecord record = db.tx(h -> TestStores.runtimeJob(h, job.runId())).orElseThrow();
-    assertThat(record.status()).isEqualTo(RuntimeJobStatus.SUCCEEDED);
-    assertThat(record.attempts()).isEqualTo(2);
-    assertThat(record.repaired()).isTrue();
-    assertThat(record.progress()).isEqualTo(result.progress());
-    assertThat(record.requestedBy()).isEqualTo("user:alice");
+    assertThat(record.job().status()).isEqualTo(RuntimeJobStatus.SUCCEEDED);
+    assertThat(record.job().attempts()).isEqualTo(2);
+    assertThat(record.job().repaired()).isTrue();
+    assertThat(record.job().progress()).isEqualTo(result.progress());
+    assertThat(record.job().requestedBy()).isEqualTo("user:alice");
     assertThat(record.finishedAt()).isNotNull();
 
     WorkflowExecutionHistory history = harness.history(job.workflowId(), job.runId());
@@ -144,10 +144,10 @@ class RuntimeUpdateWorkflowTest {
     assertOnlyTheTreeWasReplaced(before, snapshot(harness.npm.cache()), false);
 
     RuntimeJobRecord record = db.tx(h -> TestStores.runtimeJob(h, job.runId())).orElseThrow();
-    assertThat(record.status()).isEqualTo(RuntimeJobStatus.FAILED);
-    assertThat(record.attempts()).isEqualTo(2);
-    assertThat(record.repaired()).isTrue();
-    assertThat(record.error()).isEqualTo(result.error());
+    assertThat(record.job().status()).isEqualTo(RuntimeJobStatus.FAILED);
+    assertThat(record.job().attempts()).isEqualTo(2);
+    assertThat(record.job().repaired()).isTrue();
+    assertThat(record.job().error()).isEqualTo(result.error());
     assertThat(record.finishedAt()).isNotNull();
 
     WorkflowExecutionHistory history = harness.history(job.workflowId(), job.runId());
@@ -179,7 +179,7 @@ class RuntimeUpdateWorkflowTest {
     assertThat(result.attempts()).isEqualTo(1);
     assertThat(result.repaired()).as("refused is not repaired").isFalse();
     assertThat(result.repair()).isEqualTo(RepairResult.REFUSED);
-    assertThat(db.tx((Handle h) -> TestStores.runtimeJob(h, job.runId())).orElseThrow().repaired()).isFalse();
+    assertThat(db.tx((Handle h) -> TestStores.runtimeJob(h, job.runId())).orElseThrow().job().repaired()).isFalse();
     assertThat(job.progress().repair()).isEqualTo(RepairResult.REFUSED);
     assertThat(UpdateRuntimeCommand.outcomeLine(result)).isEqualTo("FAILED [RUNTIME_CACHE_REPAIR_FAILED]: "
         + result.error() + " (1 update attempt(s), repair: refused)");
@@ -203,7 +203,7 @@ class RuntimeUpdateWorkflowTest {
     assertThat(result.repaired()).isFalse();
     assertThat(result.repair()).isEqualTo(RepairResult.NOTHING_TO_REMOVE);
     assertThat(result.progress()).contains("nothing to remove at " + harness.npm.npxTree(SPEC));
-    assertThat(db.tx((Handle h) -> TestStores.runtimeJob(h, job.runId())).orElseThrow().repaired()).isFalse();
+    assertThat(db.tx((Handle h) -> TestStores.runtimeJob(h, job.runId())).orElseThrow().job().repaired()).isFalse();
     assertThat(UpdateRuntimeCommand.outcomeLine(result)).endsWith("(2 update attempt(s), repair: nothing to remove)");
   }
 
@@ -235,7 +235,7 @@ class RuntimeUpdateWorkflowTest {
     assertThat(result.error()).startsWith("ACP capability probe: ").contains("before answering initialize");
     assertThat(result.attempts()).isEqualTo(1);
     assertThat(result.repaired()).isFalse();
-    assertThat(db.tx((Handle h) -> TestStores.runtimeJob(h, job.runId())).orElseThrow().status()).isEqualTo(RuntimeJobStatus.FAILED);
+    assertThat(db.tx((Handle h) -> TestStores.runtimeJob(h, job.runId())).orElseThrow().job().status()).isEqualTo(RuntimeJobStatus.FAILED);
     WorkflowExecutionHistory history = harness.history(job.workflowId(), job.runId());
     assertThat(activities(history)).filteredOn(type -> type.equals("RuntimeProbeAcp")).hasSize(1);
     assertNpmStepsRunOnce(history);
@@ -355,7 +355,7 @@ class RuntimeUpdateWorkflowTest {
     harness.registry.release();
 
     assertThat(first.await(WAIT).status()).isEqualTo(RuntimeUpdateStatus.SUCCEEDED);
-    assertThat(db.tx((Handle h) -> TestStores.runtimeJobsOf(h, AGENT))).hasSize(1).allMatch(job -> job.requestedBy().equals("user:alice"));
+    assertThat(db.tx((Handle h) -> TestStores.runtimeJobsOf(h, AGENT))).hasSize(1).allMatch(row -> row.job().requestedBy().equals("user:alice"));
 
     RuntimeUpdateClient.Job later = harness.updates.start(AGENT, "user:bob");
     assertThat(later.runId()).as("a closed job is not reused: a retry is a new job").isNotEqualTo(first.runId());

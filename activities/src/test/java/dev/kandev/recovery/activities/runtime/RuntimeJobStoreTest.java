@@ -28,17 +28,17 @@ class RuntimeJobStoreTest {
 
     db.run(h -> jobs.save(h, snapshot(RuntimeJobStatus.QUEUED, 0, false, List.of("requested"), "")));
     RuntimeJobRecord queued = db.tx(h -> TestStores.runtimeJob(h, "run-1")).orElseThrow();
-    assertThat(queued.status()).isEqualTo(RuntimeJobStatus.QUEUED);
+    assertThat(queued.job().status()).isEqualTo(RuntimeJobStatus.QUEUED);
     assertThat(queued.finishedAt()).isNull();
 
     db.run(h -> jobs.save(h, snapshot(RuntimeJobStatus.FAILED, 2, true, List.of("requested", "failed: \"x\""), "boom")));
     db.run(h -> jobs.save(h, snapshot(RuntimeJobStatus.FAILED, 2, true, List.of("requested", "failed: \"x\""), "boom")));
     RuntimeJobRecord failed = db.tx(h -> TestStores.runtimeJob(h, "run-1")).orElseThrow();
-    assertThat(failed.status()).isEqualTo(RuntimeJobStatus.FAILED);
-    assertThat(failed.attempts()).isEqualTo(2);
-    assertThat(failed.repaired()).isTrue();
-    assertThat(failed.progress()).containsExactly("requested", "failed: \"x\"");
-    assertThat(failed.error()).isEqualTo("boom");
+    assertThat(failed.job().status()).isEqualTo(RuntimeJobStatus.FAILED);
+    assertThat(failed.job().attempts()).isEqualTo(2);
+    assertThat(failed.job().repaired()).isTrue();
+    assertThat(failed.job().progress()).containsExactly("requested", "failed: \"x\"");
+    assertThat(failed.job().error()).isEqualTo("boom");
     assertThat(failed.startedAt()).isEqualTo(queued.startedAt());
     assertThat(failed.finishedAt()).isNotNull();
     assertThat(db.tx((Handle h) -> TestStores.runtimeJobsOf(h, "opencode-acp"))).containsExactly(failed);

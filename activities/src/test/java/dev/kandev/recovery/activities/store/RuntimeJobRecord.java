@@ -1,24 +1,10 @@
 package dev.kandev.recovery.activities.store;
 
-import dev.kandev.recovery.workflows.runtime.RuntimeJobStatus;
+import dev.kandev.recovery.workflows.runtime.RuntimeJobSnapshot;
 import java.time.Instant;
-import java.util.List;
 
-/** A row of {@code runtime_update_jobs}. {@code finishedAt} is null until the job is terminal. */
-public record RuntimeJobRecord(
-    String id,
-    String workflowId,
-    String agentId,
-    String packageSpec,
-    String requestedBy,
-    RuntimeJobStatus status,
-    int attempts,
-    boolean repaired,
-    List<String> progress,
-    String error,
-    Instant startedAt,
-    Instant finishedAt) {
-  public RuntimeJobRecord {
-    progress = List.copyOf(progress);
-  }
-}
+/**
+ * A row of {@code runtime_update_jobs}: the job as the workflow saved it, and when the store saw it
+ * start and finish ({@code finishedAt} is null until the job is terminal).
+ */
+public record RuntimeJobRecord(RuntimeJobSnapshot job, Instant startedAt, Instant finishedAt) {}

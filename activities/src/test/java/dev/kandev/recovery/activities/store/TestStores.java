@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.kandev.recovery.activities.json.Json;
 import dev.kandev.recovery.workflows.model.TaskState;
+import dev.kandev.recovery.workflows.runtime.RuntimeJobSnapshot;
 import dev.kandev.recovery.workflows.runtime.RuntimeJobStatus;
 import java.sql.Timestamp;
 import java.time.Duration;
@@ -21,9 +22,10 @@ import org.jdbi.v3.core.mapper.RowMapper;
 public final class TestStores {
   private static final TypeReference<List<String>> LINES = new TypeReference<>() {};
   private static final RowMapper<RuntimeJobRecord> RUNTIME_JOB_RECORD = (rs, ctx) -> new RuntimeJobRecord(
-      rs.getString("id"), rs.getString("workflow_id"), rs.getString("agent_id"), rs.getString("package_spec"),
-      rs.getString("requested_by"), RuntimeJobStatus.valueOf(rs.getString("status").toUpperCase(Locale.ROOT)),
-      rs.getInt("attempts"), rs.getBoolean("repaired"), lines(rs.getString("progress")), rs.getString("error"),
+      new RuntimeJobSnapshot(rs.getString("id"), rs.getString("workflow_id"), rs.getString("agent_id"),
+          rs.getString("package_spec"), rs.getString("requested_by"),
+          RuntimeJobStatus.valueOf(rs.getString("status").toUpperCase(Locale.ROOT)), rs.getInt("attempts"),
+          rs.getBoolean("repaired"), lines(rs.getString("progress")), rs.getString("error")),
       rs.getTimestamp("started_at").toInstant(),
       Optional.ofNullable(rs.getTimestamp("finished_at")).map(Timestamp::toInstant).orElse(null));
   private static final String RUNTIME_JOB_COLUMNS = "id, workflow_id, agent_id, package_spec, requested_by, status,"
