@@ -170,7 +170,8 @@ public final class Components implements AutoCloseable {
     return List.of(
         new ResumeLockActivitiesImpl(transactions, locks, settings.resumeLockTtl()),
         new SessionActivitiesImpl(transactions, sessions, identities, executors, Json.mapper(),
-            agentProfiles.ids()::contains, agentHost::isRunning, settings.workerInstance(), settings.host()),
+            agentProfiles.ids()::contains, agentHost::isRunning, settings.workerInstance(), settings.host(), locks,
+            settings.resumeLockTtl()),
         new CredentialActivitiesImpl(broker),
         new AgentActivitiesImpl(agentHost, transactions, sessions, executors, broker, credentialEnvironment),
         new RuntimeUpdateActivitiesImpl(builtInAgents, settings.npm(), new CommandRunner(), npmLaunch,

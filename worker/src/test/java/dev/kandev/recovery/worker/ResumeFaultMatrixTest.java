@@ -2,7 +2,6 @@ package dev.kandev.recovery.worker;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.kandev.recovery.activities.json.Json;
 import dev.kandev.recovery.activities.store.SessionIdentity;
 import dev.kandev.recovery.activities.store.StoreException;
 import dev.kandev.recovery.activities.testing.TestDatabase;
@@ -13,6 +12,7 @@ import dev.kandev.recovery.workflows.resume.ResumeMode;
 import dev.kandev.recovery.workflows.resume.ResumeStep;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 import org.jdbi.v3.core.Handle;
 import org.junit.jupiter.api.Order;
@@ -21,6 +21,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * A failure after the early STARTING transition, at every later step and for both terminal prior
@@ -28,9 +29,12 @@ import org.junit.jupiter.params.provider.MethodSource;
  * snapshot, no live lease, no lock, no agent and no stale STARTING.
  */
 class ResumeFaultMatrixTest {
-  /** A snapshot as the broker writes it for policy none (the compensation puts back the typed snapshot). */
+  /**
+   * A snapshot as another Kandev version wrote it: keys this version does not know and a number a
+   * typed round trip would rewrite (1.50). A compensation puts it back byte for byte.
+   */
   private static final String OLD_SNAPSHOT = "{\"version\":1,\"policy\":\"none\",\"permissions\":{},"
-      + "\"source\":\"executor\",\"capturedAt\":\"2026-11-30T10:00:00Z\"}";
+      + "\"source\":\"executor\",\"capturedAt\":\"2026-11-30T10:00:00Z\",\"routedBy\":\"kandev-2.4\",\"weight\":1.50}";
 
   @RegisterExtension @Order(1) final TestDatabase db = new TestDatabase();
   private final ActivityHooks hooks = new ActivityHooks();
@@ -127,6 +131,8 @@ class ResumeFaultMatrixTest {
     harness.gitHubBacked("s1", "github_app");
     harness.fixtures.exec("UPDATE task_sessions SET metadata = jsonb_set(metadata, '{git_credential_snapshot}', ?::jsonb)",
         OLD_SNAPSHOT);
+    String snapshotBefore = harness.snapshotJson("s1");
+    assertThat(snapshotBefore).contains("\"routedBy\": \"kandev-2.4\"", "1.50");
     if (afterItRan) {
       hooks.after(method, ActivityHooks.fail(method));
     } else {
@@ -142,9 +148,33 @@ class ResumeFaultMatrixTest {
     assertThat(harness.state("s1")).isEqualTo(prior);
     assertThat(harness.transitions("s1")).last().isEqualTo("STARTING>" + prior);
     assertThat(harness.identity("s1")).isEqualTo(new SessionIdentity(token, token));
-    assertThat(Json.mapper().readTree(harness.snapshotJson("s1"))).isEqualTo(Json.mapper().readTree(OLD_SNAPSHOT));
+    assertThat(harness.snapshotJson("s1")).isEqualTo(snapshotBefore);
     assertThat(harness.liveLeases("s1")).isZero();
     assertThat(harness.lockHeld("s1")).isFalse();
     assertThat(harness.components().agentHost.isRunning("s1")).isFalse();
+  }
+
+  /**
+   * Whatever the session stored as its snapshot before — nothing, a value that is not a snapshot, a
+   * snapshot of another version — a resume that persisted its own and then failed puts back exactly
+   * that: the same JSON, or no entry.
+   */
+  @ParameterizedTest(name = "stored before: {0}")
+  @ValueSource(strings = {"", "\"written by hand\"", OLD_SNAPSHOT})
+  void aFailedResumePutsBackTheStoredSnapshotExactly(String stored) throws Exception {
+    harness.establishedSession("s1", SessionState.FAILED);
+    harness.gitHubBacked("s1", "github_app");
+    harness.fixtures.exec(stored.isEmpty()
+        ? "UPDATE task_sessions SET metadata = metadata - 'git_credential_snapshot'"
+        : "UPDATE task_sessions SET metadata = jsonb_set(metadata, '{git_credential_snapshot}', '" + stored + "'::jsonb)");
+    String before = harness.snapshotJson("s1");
+    AtomicReference<String> persisted = new AtomicReference<>();
+    hooks.after("persistCredentialSnapshot", () -> persisted.set(harness.snapshotJson("s1")));
+    hooks.after("launchAgent", ActivityHooks.fail("launchAgent"));
+
+    harness.resumeFailing("s1", ResumeMode.RESUME);
+
+    assertThat(persisted.get()).as("the resume persisted its own snapshot").contains("github_app");
+    assertThat(harness.snapshotJson("s1")).isEqualTo(before);
   }
 }

@@ -77,15 +77,66 @@ class ResumeWorkerFailoverTest {
   /**
    * A local step's result is recorded only with the workflow task that ran it: a worker that dies
    * after the step's effect committed, before that task completed, leaves the step to run again on
-   * the replacement. The lock is taken again with the same fence, the context read again before
-   * anything changed, the settle recognised as its own applied write — also when the lock was
-   * released after it: the session moves to STARTING and out of it exactly once, and the resume ends
+   * the replacement. The lock is taken again with the same fence and the context read again before
+   * anything changed: the session moves to STARTING and out of it exactly once, and the resume ends
    * settled with its token.
    */
-  @ParameterizedTest
-  @ValueSource(strings = {"readResumeContext", "settleSession", "releaseResumeLock"})
-  void aWorkerDyingAfterALocalStepCommittedIsReplacedAndTheStepRunsAgain(String localStep) throws Exception {
+  @Test
+  void aWorkerDyingAfterTheContextWasReadIsReplacedAndTheResumeSettles() throws Exception {
     String token = harness.establishedSession("s1", FAILED);
+    ResumeResult result = resumeReplacingTheWorkerAfter("readResumeContext").await(Duration.ofMinutes(2));
+
+    assertThat(result.finalState()).isEqualTo(WAITING_FOR_INPUT);
+    assertThat(result.loaded()).isTrue();
+    assertThat(result.providerSessionId()).isEqualTo(token);
+    assertThat(harness.activityWorkers("s1"))
+        .contains("ReadResumeContext@worker-b (local)").doesNotContain("ReadResumeContext@worker-a (local)");
+    // Set up as WAITING_FOR_INPUT>FAILED; then this resume's two transitions, each once.
+    assertThat(harness.transitions("s1")).endsWith("WAITING_FOR_INPUT>FAILED", "FAILED>STARTING", "STARTING>WAITING_FOR_INPUT");
+    assertThat(harness.identity("s1")).isEqualTo(new SessionIdentity(token, token));
+    assertThat(harness.lockHeld("s1")).isFalse();
+  }
+
+  /**
+   * The settle committed (and the lock release after it, in the second case), but the worker died
+   * before the workflow task that ran them completed — and its agent went with it. The settle runs
+   * again on the replacement, finds the agent gone and takes itself back (the session returns to
+   * STARTING under the resume's lock, held again if its release was lost too): the resume fails with
+   * AGENT_LOST and compensates like any failure. Never RESUMED with a dead agent: the session ends
+   * FAILED with its token, its snapshot as before, no lease, no lock.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"settleSession", "releaseResumeLock"})
+  void aWorkerDyingAfterTheSettleCommittedTakesItBackAndRestoresTheSession(String localStep) throws Exception {
+    String token = harness.establishedSession("s1", FAILED);
+    String snapshotBefore = harness.snapshotJson("s1");
+    harness.gitHubBacked("s1", "github_app");
+    ResumeFailure failure = awaitFailure(resumeReplacingTheWorkerAfter(localStep));
+    RecordedHistories.recordIfAsked(harness.history("s1"), "local-steps-resume-agent-lost-after-" + localStep);
+
+    assertThat(failure.step()).isEqualTo(ResumeStep.SETTLE_SESSION);
+    assertThat(failure.failureType()).isEqualTo("AGENT_LOST");
+    assertThat(failure.sessionState()).isEqualTo(FAILED);
+    assertThat(failure.recoveryActions()).containsExactly(ResumeMode.RESUME, ResumeMode.START_FRESH);
+    assertThat(harness.activityWorkers("s1")).contains("SettleSession@worker-b (local)");
+    assertThat(harness.transitions("s1")).endsWith("WAITING_FOR_INPUT>FAILED", "FAILED>STARTING",
+        "STARTING>WAITING_FOR_INPUT", "WAITING_FOR_INPUT>STARTING", "STARTING>FAILED");
+    assertThat(harness.state("s1")).isEqualTo(FAILED);
+    assertThat(harness.snapshotJson("s1")).isEqualTo(snapshotBefore);
+    assertThat(harness.liveLeases("s1")).isZero();
+    assertThat(harness.lockHeld("s1")).isFalse();
+    assertThat(harness.identity("s1")).isEqualTo(new SessionIdentity(token, token));
+
+    ResumeResult next = harness.resume("s1", ResumeMode.RESUME);
+    assertThat(next.loaded()).isTrue();
+    assertThat(next.providerSessionId()).isEqualTo(token);
+  }
+
+  /**
+   * Starts a resume of s1 whose first worker hangs right after {@code localStep} committed, and
+   * replaces that worker by worker-b then.
+   */
+  private ResumeHandle resumeReplacingTheWorkerAfter(String localStep) throws Exception {
     CountDownLatch dying = new CountDownLatch(1);
     hooks.after(localStep, once(() -> {
       dying.countDown();
@@ -93,22 +144,8 @@ class ResumeWorkerFailoverTest {
     }));
     ResumeHandle resume = harness.start("s1", ResumeMode.RESUME);
     assertThat(dying.await(1, TimeUnit.MINUTES)).as("the first worker ran " + localStep).isTrue();
-
     harness.replaceWorker("worker-b");
-    ResumeResult result = resume.await(Duration.ofMinutes(2));
-    if (!localStep.equals("readResumeContext")) {
-      RecordedHistories.recordIfAsked(harness.history("s1"), "local-steps-resume-worker-died-after-" + localStep);
-    }
-
-    assertThat(result.finalState()).isEqualTo(WAITING_FOR_INPUT);
-    assertThat(result.loaded()).isTrue();
-    assertThat(result.providerSessionId()).isEqualTo(token);
-    String type = Character.toUpperCase(localStep.charAt(0)) + localStep.substring(1);
-    assertThat(harness.activityWorkers("s1")).contains(type + "@worker-b (local)").doesNotContain(type + "@worker-a (local)");
-    // Set up as WAITING_FOR_INPUT>FAILED; then this resume's two transitions, each once.
-    assertThat(harness.transitions("s1")).endsWith("WAITING_FOR_INPUT>FAILED", "FAILED>STARTING", "STARTING>WAITING_FOR_INPUT");
-    assertThat(harness.identity("s1")).isEqualTo(new SessionIdentity(token, token));
-    assertThat(harness.lockHeld("s1")).isFalse();
+    return resume;
   }
 
   @Test

@@ -55,6 +55,8 @@ public enum FailureType {
   AGENT_SESSION_LOAD_REJECTED(false, "the agent answered `session/load` with an error (e.g. unknown session)"),
   AGENT_CANNOT_LOAD_SESSIONS(false, "a resume token is stored but the agent does not declare `loadSession`"),
   AGENT_SESSION_NEW_FAILED(false, "`session/new` failed (including authentication required)"),
+  AGENT_LOST(false,
+      "the launched agent was gone when the resume came to settle (its process exited, or its worker died); the session is restored with its token, never reported running"),
 
   // The runtime update (docs/runtime-updates.md).
   RUNTIME_UNKNOWN_AGENT(false, "the agent id is not a built-in agent; nothing ran"),

@@ -5,9 +5,11 @@ import static dev.kandev.recovery.workflows.model.SessionState.STARTING;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.kandev.recovery.activities.store.ExecutorRecord;
 import dev.kandev.recovery.activities.store.ExecutorsRunningStore;
 import dev.kandev.recovery.activities.store.Fence;
 import dev.kandev.recovery.activities.store.GuardedWriteResult;
+import dev.kandev.recovery.activities.store.ResumeLockStore;
 import dev.kandev.recovery.activities.store.SessionIdentity;
 import dev.kandev.recovery.activities.store.SessionIdentityStore;
 import dev.kandev.recovery.activities.store.SessionRecord;
@@ -21,8 +23,13 @@ import dev.kandev.recovery.workflows.model.GitCredentialSnapshot;
 import dev.kandev.recovery.workflows.model.SessionState;
 import dev.kandev.recovery.workflows.model.TaskState;
 import dev.kandev.recovery.workflows.resume.ResumeContext;
+import dev.kandev.recovery.workflows.resume.ResumeLockOwner;
 import dev.kandev.recovery.workflows.resume.ResumeMode;
 import dev.kandev.recovery.workflows.resume.SessionActivities;
+import io.temporal.activity.Activity;
+import io.temporal.activity.ActivityInfo;
+import java.time.Duration;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Predicate;
@@ -31,7 +38,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 public final class SessionActivitiesImpl implements SessionActivities {
-  static final String SNAPSHOT_KEY = "git_credential_snapshot";
+  static final String SNAPSHOT_KEY = SessionStore.CREDENTIAL_SNAPSHOT_KEY;
   private static final Logger log = LoggerFactory.getLogger(SessionActivitiesImpl.class);
 
   private final Transactions transactions;
@@ -43,12 +50,15 @@ public final class SessionActivitiesImpl implements SessionActivities {
   private final Predicate<String> runsHere;
   private final String workerInstance;
   private final String host;
+  private final ResumeLockStore locks;
+  private final Duration lockTtl;
 
   /**
    * @param isKnownAgent whether an agent id has a profile on this worker
    * @param runsHere whether this worker runs a session's agent
    * @param workerInstance this worker's instance, whose claims {@code executors_running} does not count
    * @param host this worker's executor host: where a session not bound to a host yet is launched
+   * @param lockTtl the resume lock's time to live, for a lock the settle holds again (see {@link #unsettle})
    */
   public SessionActivitiesImpl(
       Transactions transactions,
@@ -59,7 +69,9 @@ public final class SessionActivitiesImpl implements SessionActivities {
       Predicate<String> isKnownAgent,
       Predicate<String> runsHere,
       String workerInstance,
-      String host) {
+      String host,
+      ResumeLockStore locks,
+      Duration lockTtl) {
     this.transactions = transactions;
     this.sessions = sessions;
     this.identities = identities;
@@ -69,6 +81,8 @@ public final class SessionActivitiesImpl implements SessionActivities {
     this.runsHere = runsHere;
     this.workerInstance = workerInstance;
     this.host = host;
+    this.locks = locks;
+    this.lockTtl = lockTtl;
   }
 
   /**
@@ -153,7 +167,11 @@ public final class SessionActivitiesImpl implements SessionActivities {
 
   @Override
   public void persistCredentialSnapshot(String sessionId, GitCredentialSnapshot snapshot, long fencingToken) {
-    GuardedWriteResult result = writeSnapshot(sessionId, snapshot, fencingToken);
+    Fence fence = Fence.of(fencingToken);
+    GuardedWriteResult result = transactions.inTransaction("write the credential snapshot of session " + sessionId, h -> {
+      sessions.keepCredentialSnapshotBeforeResume(h, sessionId, fence);
+      return writeSnapshot(h, sessionId, snapshot, fence);
+    });
     requireWon(sessionId, result.outcome(), result.state(), "persisting the credential snapshot");
   }
 
@@ -162,14 +180,62 @@ public final class SessionActivitiesImpl implements SessionActivities {
     // A resumed agent is idle: like Kandev, a resume never re-sends a prompt, so no turn runs yet. The
     // turn is finished: the task belongs in the review ("Turn Finished") bucket, in the same transaction.
     Fence fence = Fence.of(fencingToken);
-    transactions.run("settle session " + sessionId, h -> {
+    Optional<String> lost = transactions.inTransaction("settle session " + sessionId, h -> {
+      SessionState now = sessions.lockState(h, sessionId);
+      Optional<String> agentLost = agentLost(h, sessionId);
+      if (now == SessionState.WAITING_FOR_INPUT && sessions.lastStartedUnder(h, sessionId, fence)) {
+        // This settle ran before and committed, but its result was lost with its worker.
+        agentLost.ifPresent(reason -> unsettle(h, sessionId, fence));
+        return agentLost;
+      }
+      if (now == STARTING && agentLost.isPresent()) {
+        return agentLost;
+      }
       TransitionResult result = sessions.settle(
           h, sessionId, Set.of(STARTING), TaskState.TURN_UNDER_WAY, "resume settled", "", fence);
-      if (!isRetryOfAppliedWrite(h, sessionId, result, SessionState.WAITING_FOR_INPUT, fence)) {
-        requireWon(sessionId, result.outcome(), result.now(), "settling at WAITING_FOR_INPUT");
-      }
+      requireWon(sessionId, result.outcome(), result.now(), "settling at WAITING_FOR_INPUT");
+      return Optional.<String>empty();
     });
+    if (lost.isPresent()) {
+      throw FailureType.AGENT_LOST.failure("session " + sessionId + " was not settled: " + lost.get());
+    }
     return SessionState.WAITING_FOR_INPUT;
+  }
+
+  /**
+   * Why the agent the launch left for the session no longer serves it, if it does not: its row
+   * stopped claiming a live process, its worker instance is gone, or (on this worker) its process
+   * exited before the exit was recorded.
+   */
+  private Optional<String> agentLost(Handle h, String sessionId) {
+    Optional<ExecutorsRunningStore.RecordedAgent> recorded = executors.lockRecordedAgent(h, sessionId);
+    if (recorded.isEmpty()) {
+      return Optional.of("no agent is recorded for it");
+    }
+    ExecutorRecord agent = recorded.get().executor();
+    String which = "its agent (pid " + agent.pid() + " on worker instance " + agent.workerInstance() + ")";
+    if (!recorded.get().claimsLive()) {
+      return Optional.of(which + " is " + agent.status() + (agent.errorMessage().isEmpty() ? "" : ": " + agent.errorMessage()));
+    }
+    if (agent.workerInstance().equals(workerInstance)) {
+      return runsHere.test(sessionId) ? Optional.empty() : Optional.of(which + " exited");
+    }
+    return recorded.get().instanceAlive() ? Optional.empty() : Optional.of(which + " went with that instance, which is gone");
+  }
+
+  /**
+   * Takes back a settle whose result was lost and whose agent is gone since: the session returns to
+   * STARTING under this resume's lock (held again if its release was lost too), so the resume's
+   * compensation restores it like any failed resume. Nothing is taken back if another resume holds
+   * the lock meanwhile.
+   */
+  private void unsettle(Handle h, String sessionId, Fence fence) {
+    ActivityInfo info = Activity.getExecutionContext().getInfo();
+    String owner = ResumeLockOwner.of(info.getWorkflowId(), info.getRunId());
+    if (locks.reclaim(h, sessionId, owner, fence, lockTtl)) {
+      sessions.transition(h, sessionId, Set.of(SessionState.WAITING_FOR_INPUT), STARTING,
+          "resume: its agent was lost before the settle was reported", "", fence);
+    }
   }
 
   @Override
@@ -183,19 +249,30 @@ public final class SessionActivitiesImpl implements SessionActivities {
     return result.now();
   }
 
+  /**
+   * Puts back, byte for byte, the snapshot this resume's persist kept before it wrote its own. With
+   * none kept under this fence the persist never applied (the stored entry is still the one from
+   * before, left alone) — or a version that kept no copy persisted it: then the stored entry is not
+   * {@code previousSnapshot}, which is written back instead.
+   */
   @Override
   public void restoreCredentialSnapshot(String sessionId, GitCredentialSnapshot previousSnapshot, long fencingToken) {
-    GuardedWriteResult result = writeSnapshot(sessionId, previousSnapshot, fencingToken);
-    if (!result.applied()) {
+    Fence fence = Fence.of(fencingToken);
+    GuardedWriteResult result = transactions.inTransaction("restore the credential snapshot of session " + sessionId,
+        h -> sessions.restoreCredentialSnapshotBeforeResume(h, sessionId, Set.of(STARTING), fence).orElseGet(() -> {
+          GitCredentialSnapshot stored = sessions.get(h, sessionId).metadataEntry(SNAPSHOT_KEY)
+              .map(entry -> snapshot(sessionId, entry)).orElse(null);
+          return Objects.equals(stored, previousSnapshot) ? null : writeSnapshot(h, sessionId, previousSnapshot, fence);
+        }));
+    if (result != null && !result.applied()) {
       log.info("credential snapshot of session {} not restored: {} (state {})", sessionId, result.outcome(), result.state());
     }
   }
 
   /** {@code metadata.git_credential_snapshot} becomes {@code snapshot} (null: removed), only while STARTING. */
-  private GuardedWriteResult writeSnapshot(String sessionId, GitCredentialSnapshot snapshot, long fencingToken) {
+  private GuardedWriteResult writeSnapshot(Handle h, String sessionId, GitCredentialSnapshot snapshot, Fence fence) {
     JsonNode value = snapshot == null ? null : json.valueToTree(snapshot);
-    return transactions.inTransaction("write the credential snapshot of session " + sessionId,
-        h -> sessions.writeMetadataEntry(h, sessionId, SNAPSHOT_KEY, value, Set.of(STARTING), Fence.of(fencingToken)));
+    return sessions.writeMetadataEntry(h, sessionId, SNAPSHOT_KEY, value, Set.of(STARTING), fence);
   }
 
   /**
@@ -220,15 +297,14 @@ public final class SessionActivitiesImpl implements SessionActivities {
   }
 
   /**
-   * The stored snapshot of before this attempt, which a compensation puts back. A value that is not a
-   * snapshot (written by something else) cannot be put back as it was: the compensation removes the
-   * entry instead, as for none.
+   * The stored snapshot as this version reads it (the non-secret fields it knows; null for a value
+   * that is not a snapshot). The context carries it; a compensation puts back the stored value itself.
    */
   private GitCredentialSnapshot snapshot(String sessionId, JsonNode stored) {
     try {
       return json.treeToValue(stored, GitCredentialSnapshot.class);
     } catch (JsonProcessingException | IllegalArgumentException e) {
-      log.warn("session {}: the stored {} is not a credential snapshot ({}); a rollback removes it",
+      log.warn("session {}: the stored {} is not a credential snapshot this version reads ({}); a rollback puts it back as it was",
           sessionId, SNAPSHOT_KEY, e.getMessage());
       return null;
     }

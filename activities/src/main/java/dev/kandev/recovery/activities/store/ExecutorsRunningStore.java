@@ -134,6 +134,27 @@ public final class ExecutorsRunningStore {
         .execute() == 1;
   }
 
+  /**
+   * The session's agent as recorded now, with whether its worker instance is alive; the row is locked
+   * ({@code FOR SHARE}) until the transaction ends, so the agent's exit or loss is recorded either
+   * before the caller's decision or after its commit, never in between.
+   */
+  public Optional<RecordedAgent> lockRecordedAgent(Handle h, String sessionId) {
+    return h.createQuery("SELECT " + EXECUTOR_COLUMNS + ", " + WorkerPresenceStore.INSTANCE_ALIVE + " AS instance_alive"
+            + " FROM executors_running e WHERE e.session_id = :sessionId FOR SHARE OF e")
+        .bind("sessionId", sessionId)
+        .map((rs, ctx) -> new RecordedAgent(EXECUTOR_RECORD.map(rs, ctx), rs.getBoolean("instance_alive")))
+        .findOne();
+  }
+
+  /** An {@code executors_running} row and whether the worker instance it names still beats. */
+  public record RecordedAgent(ExecutorRecord executor, boolean instanceAlive) {
+    /** Whether the row claims a live agent process. */
+    public boolean claimsLive() {
+      return LIVE.contains(executor.status());
+    }
+  }
+
   public Optional<ExecutorRecord> find(Handle h, String sessionId) {
     return h.createQuery("SELECT " + EXECUTOR_COLUMNS + " FROM executors_running WHERE session_id = :sessionId")
         .bind("sessionId", sessionId)

@@ -46,6 +46,24 @@ public final class ResumeLockStore {
         .findOne();
   }
 
+  /**
+   * Holds the lock again for {@code owner} under the fence it had, if nobody holds it now (its
+   * release was lost with its result, see the settle); true if the lock carries {@code fence} after
+   * the call. A fence is never reused by anyone else, so no other holder's writes are let through.
+   */
+  public boolean reclaim(Handle h, String sessionId, String owner, Fence fence, Duration ttl) {
+    requireTtl(ttl);
+    h.createUpdate("INSERT INTO resume_locks (session_id, owner, fencing_token, expires_at)"
+            + " VALUES (:sessionId, :owner, :fence, now() + :ttlMillis * interval '1 millisecond')"
+            + " ON CONFLICT (session_id) DO NOTHING")
+        .bind("sessionId", sessionId)
+        .bind("owner", owner)
+        .bind("fence", fence.token())
+        .bind("ttlMillis", ttl.toMillis())
+        .execute();
+    return holds(h, sessionId, fence);
+  }
+
   /** Releases the lock if {@code owner} holds it; true if it did. Releasing twice is harmless. */
   public boolean release(Handle h, String sessionId, String owner) {
     return h.createUpdate("DELETE FROM resume_locks WHERE session_id = :sessionId AND owner = :owner")

@@ -23,6 +23,8 @@ import org.jdbi.v3.core.statement.Update;
  */
 public final class SessionStore {
   public static final String EVENTS_CHANNEL = "session_events";
+  /** The metadata entry of the non-secret git credential routing snapshot. */
+  public static final String CREDENTIAL_SNAPSHOT_KEY = "git_credential_snapshot";
 
   /** Keys a guarded metadata write may set; {@code acp} belongs to {@link SessionIdentityStore}. */
   private static final Pattern METADATA_KEY = Pattern.compile("[a-z][a-z0-9_]{0,63}");
@@ -87,6 +89,11 @@ public final class SessionStore {
         .map(LOCKED_SESSION)
         .findOne()
         .orElseThrow(() -> new UnknownSessionException(sessionId));
+  }
+
+  /** Locks the session's row for the rest of the transaction and returns its state. */
+  public SessionState lockState(Handle h, String sessionId) {
+    return lockRow(h, sessionId).state();
   }
 
   /**
@@ -188,6 +195,53 @@ public final class SessionStore {
       throw new IllegalStateException("guarded write on a locked row of session " + sessionId + " lost; this is a bug");
     }
     return new GuardedWriteResult(TransitionResult.Outcome.APPLIED, row.state());
+  }
+
+  /**
+   * Keeps the session's credential snapshot as it is now (none: SQL NULL) as the one from before the
+   * resume of {@code fence}, once per fence, while the session is STARTING under that resume's lock:
+   * call it in the transaction that replaces the snapshot, before the write.
+   */
+  public void keepCredentialSnapshotBeforeResume(Handle h, String sessionId, Fence fence) {
+    h.createUpdate("UPDATE task_sessions s SET snapshot_before_resume = s.metadata -> :key,"
+            + " snapshot_before_resume_fence = :fence WHERE s.id = :id AND s.state = 'STARTING'"
+            + " AND s.snapshot_before_resume_fence IS DISTINCT FROM :fence AND " + ResumeLockStore.FENCE_HELD_ON_S)
+        .bind("key", CREDENTIAL_SNAPSHOT_KEY)
+        .bind("id", sessionId)
+        .bind("fence", fence.token())
+        .execute();
+  }
+
+  /**
+   * Puts back the credential snapshot kept by {@link #keepCredentialSnapshotBeforeResume} under
+   * {@code fence}, byte for byte (none kept: the entry is removed), if the session is in one of
+   * {@code expected} and still under that lock. Empty if nothing was kept under {@code fence}.
+   */
+  public Optional<GuardedWriteResult> restoreCredentialSnapshotBeforeResume(
+      Handle h, String sessionId, Set<SessionState> expected, Fence fence) {
+    LockedSession row = lockRow(h, sessionId);
+    boolean kept = h.createQuery("SELECT snapshot_before_resume_fence = :fence FROM task_sessions WHERE id = :id")
+        .bind("fence", fence.token())
+        .bind("id", sessionId)
+        .mapTo(Boolean.class)
+        .findOne()
+        .orElse(false) == Boolean.TRUE;
+    if (!kept) {
+      return Optional.empty();
+    }
+    if (!expected.contains(row.state())) {
+      return Optional.of(new GuardedWriteResult(TransitionResult.Outcome.STATE_MISMATCH, row.state()));
+    }
+    if (!ResumeLockStore.holds(h, sessionId, fence)) {
+      return Optional.of(new GuardedWriteResult(TransitionResult.Outcome.FENCED, row.state()));
+    }
+    h.createUpdate("UPDATE task_sessions SET metadata = CASE WHEN snapshot_before_resume IS NULL THEN metadata - :key"
+            + " ELSE jsonb_set(metadata, ARRAY[:key::text], snapshot_before_resume, true) END, updated_at = now()"
+            + " WHERE id = :id")
+        .bind("key", CREDENTIAL_SNAPSHOT_KEY)
+        .bind("id", sessionId)
+        .execute();
+    return Optional.of(new GuardedWriteResult(TransitionResult.Outcome.APPLIED, row.state()));
   }
 
   /** The ids of the sessions that are in {@code state} now. */
