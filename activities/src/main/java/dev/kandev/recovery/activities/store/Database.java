@@ -2,11 +2,21 @@ package dev.kandev.recovery.activities.store;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import java.time.Duration;
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
 
 /** The PostgreSQL connection pool and schema migrations of one store schema. */
 public final class Database implements AutoCloseable {
+  /**
+   * How long a statement waits for a row lock, and runs at most, on every pooled connection: below
+   * the 30 s a store step's attempt may take, so a statement stuck behind someone else's lock ends
+   * (a retryable failure) before its activity attempt is retried on another connection. A stuck row
+   * then costs one connection for seconds, never the pool.
+   */
+  public static final Duration LOCK_TIMEOUT = Duration.ofSeconds(5);
+  public static final Duration STATEMENT_TIMEOUT = Duration.ofSeconds(20);
+
   private final HikariDataSource dataSource;
   private final String schema;
   private final Transactions transactions;
@@ -33,6 +43,8 @@ public final class Database implements AutoCloseable {
     config.setMaximumPoolSize(settings.maxPoolSize());
     config.setPoolName("kandev-store-" + settings.schema());
     config.setConnectionTimeout(10_000);
+    config.setConnectionInitSql("SET lock_timeout = " + LOCK_TIMEOUT.toMillis()
+        + "; SET statement_timeout = " + STATEMENT_TIMEOUT.toMillis());
     return new Database(new HikariDataSource(config), settings.schema());
   }
 

@@ -5,6 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.kandev.recovery.activities.testing.TestDatabase;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.time.Duration;
 import dev.kandev.recovery.workflows.model.SessionState;
 import org.jdbi.v3.core.Handle;
 import org.junit.jupiter.api.BeforeEach;
@@ -79,6 +82,27 @@ class TransactionsTest {
         .hasMessageContaining("nope");
     for (Throwable t = failure; t != null; t = t.getCause()) {
       assertThat(String.valueOf(t.getMessage())).doesNotContain("needle-value");
+    }
+  }
+
+  /**
+   * A step whose row someone else holds locked gives up after the lock timeout with a retryable
+   * store failure, and gives its connection back: a minute-long lock cannot take the pool.
+   */
+  @Test
+  void aStatementWaitingOnALockedRowEndsAtTheLockTimeoutAndFreesItsConnection() throws Exception {
+    try (Connection holder = DriverManager.getConnection(TestDatabase.URL, TestDatabase.USER, "")) {
+      holder.setAutoCommit(false);
+      holder.createStatement().execute("SELECT 1 FROM " + db.database().schema() + ".task_sessions WHERE id = 's1' FOR UPDATE");
+      long started = System.nanoTime();
+      Throwable failure = catchThrowable(() -> db.transactions().run("update a locked session",
+          h -> h.execute("UPDATE task_sessions SET error_message = 'x' WHERE id = 's1'")));
+      Duration waited = Duration.ofNanos(System.nanoTime() - started);
+
+      assertThat(failure).isInstanceOf(StoreException.class).hasMessageContaining("lock timeout");
+      assertThat(waited).isGreaterThanOrEqualTo(Database.LOCK_TIMEOUT).isLessThan(Database.STATEMENT_TIMEOUT);
+      assertThat(db.transactions().inTransaction("read while the row stays locked", TransactionsTest::errorOf)).isEmpty();
+      holder.rollback();
     }
   }
 }
