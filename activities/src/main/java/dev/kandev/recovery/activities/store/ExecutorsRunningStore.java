@@ -1,6 +1,9 @@
 package dev.kandev.recovery.activities.store;
 
+import java.time.Instant;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import org.jdbi.v3.core.Handle;
@@ -47,6 +50,9 @@ public final class ExecutorsRunningStore {
 
   private static void recordExecution(Handle h, String sessionId, String executionId, String host,
       String workerInstance, Long pid, String status, String errorMessage) {
+    // An exited execution's leases went at its exit (and its row's time is that of the exit).
+    lastRecorded(h, "session_id = :sessionId AND status IN " + LIVE_STATUSES, Map.of("sessionId", sessionId))
+        .forEach((session, recordedAt) -> revokeLeasesOfEndedExecution(h, session, recordedAt));
     int rows = h.createUpdate("INSERT INTO executors_running (session_id, task_id, agent_id, agent_execution_id, host,"
             + " worker_instance, pid, status, error_message, last_seen_at)"
             + " SELECT id, task_id, agent_id, :executionId, :host, :instance, :pid, :status, :error, now()"
@@ -125,6 +131,9 @@ public final class ExecutorsRunningStore {
     if (!EXIT_STATUSES.contains(status)) {
       throw new IllegalArgumentException("exit status must be one of " + EXIT_STATUSES + ", got " + status);
     }
+    Map<String, Instant> ended = lastRecorded(h, "session_id = :sessionId AND agent_execution_id = :executionId",
+        Map.of("sessionId", sessionId, "executionId", executionId));
+    ended.forEach((session, recordedAt) -> revokeLeasesOfEndedExecution(h, session, recordedAt));
     return h.createUpdate("UPDATE executors_running SET status = :status, error_message = :error, pid = NULL,"
             + " last_seen_at = now(), updated_at = now() WHERE session_id = :sessionId AND agent_execution_id = :executionId")
         .bind("status", status)
@@ -192,10 +201,40 @@ public final class ExecutorsRunningStore {
    * stop claiming a live process. Returns their session ids.
    */
   public List<String> markLostWithGoneWorkers(Handle h, String host, String workerInstance) {
-    return sessionIdsOnHost(h, "UPDATE executors_running e SET status = 'failed', pid = NULL, updated_at = now(),"
-        + " error_message = 'agent lost with its worker instance ' || e.worker_instance || ', which is gone'"
-        + " FROM task_sessions s WHERE s.id = e.session_id AND NOT (" + RESUMED_AFTER_LOSS + ")"
-        + " AND " + CLAIMED_BY_GONE_INSTANCE_ON_HOST + " RETURNING e.session_id", host, workerInstance);
+    Map<String, Instant> lost = new LinkedHashMap<>();
+    h.createQuery("UPDATE executors_running e SET status = 'failed', pid = NULL, updated_at = now(),"
+            + " error_message = 'agent lost with its worker instance ' || e.worker_instance || ', which is gone'"
+            + " FROM task_sessions s, executors_running before WHERE s.id = e.session_id AND before.session_id = e.session_id"
+            + " AND NOT (" + RESUMED_AFTER_LOSS + ") AND " + CLAIMED_BY_GONE_INSTANCE_ON_HOST
+            + " RETURNING e.session_id, before.updated_at")
+        .bind("host", host)
+        .bind("instance", workerInstance)
+        .map((rs, ctx) -> lost.put(rs.getString(1), rs.getTimestamp(2).toInstant()))
+        .list();
+    lost.forEach((session, recordedAt) -> revokeLeasesOfEndedExecution(h, session, recordedAt));
+    return List.copyOf(lost.keySet());
+  }
+
+  /** When the executions of the rows {@code where} selects were last recorded, by session; the rows are locked. */
+  private static Map<String, Instant> lastRecorded(Handle h, String where, Map<String, String> binds) {
+    Map<String, Instant> recorded = new LinkedHashMap<>();
+    var query = h.createQuery("SELECT session_id, updated_at FROM executors_running WHERE " + where + " FOR UPDATE");
+    binds.forEach(query::bind);
+    query.map((rs, ctx) -> recorded.put(rs.getString(1), rs.getTimestamp(2).toInstant())).list();
+    return recorded;
+  }
+
+  /**
+   * An execution ended (exited, lost with its worker, or replaced by a new launch): the credential
+   * leases it was given are revoked — those of its session whose token was minted by the time the
+   * execution was last recorded. A lease minted since, for a launch under way, stays.
+   */
+  private static void revokeLeasesOfEndedExecution(Handle h, String sessionId, Instant lastRecorded) {
+    h.createUpdate("UPDATE credential_leases SET revoked_at = now() WHERE session_id = :sessionId"
+            + " AND revoked_at IS NULL AND minted_at <= :lastRecorded")
+        .bind("sessionId", sessionId)
+        .bind("lastRecorded", lastRecorded)
+        .execute();
   }
 
   /** The session ids a statement about gone instances on {@code host} (not {@code workerInstance}) returns. */

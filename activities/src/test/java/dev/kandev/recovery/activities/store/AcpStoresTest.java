@@ -113,4 +113,43 @@ class AcpStoresTest {
 
     assertThat(db.tx((Handle h) -> TestStores.transcript(h, SESSION))).extracting(TranscriptEntry::dedupeKey).doesNotHaveDuplicates().hasSize(2);
   }
+
+  /**
+   * An execution that ended — exited, lost with its gone worker, or replaced by a new launch — takes
+   * its credential leases with it; a lease minted since, for a launch under way, stays live.
+   */
+  @Test
+  void theLeasesOfAnEndedExecutionAreRevokedButNotThoseOfALaunchUnderWay() {
+    db.fixtures().sessionWithToken(SESSION, SessionState.WAITING_FOR_INPUT, TOKEN);
+    ExecutorsRunningStore executors = new ExecutorsRunningStore();
+
+    mintedLease("lease-1");
+    db.run(h -> executors.recordStarting(h, SESSION, "e-1", "h", "w", 42));
+    db.tx(h -> executors.markRunning(h, SESSION, "e-1", Fence.none()));
+    mintedLease("lease-2"); // the next launch minted its lease; its process is not recorded yet
+    db.tx(h -> executors.markExited(h, SESSION, "e-1", "failed", "boom"));
+    assertThat(revoked()).containsExactly("lease-1");
+
+    db.run(h -> executors.recordStarting(h, SESSION, "e-2", "h", "gone-worker", 43));
+    db.tx(h -> executors.markRunning(h, SESSION, "e-2", Fence.none()));
+    assertThat(revoked()).containsExactly("lease-1");
+    mintedLease("lease-3");
+    db.run(h -> executors.recordStarting(h, SESSION, "e-3", "h", "w", 44)); // replaces e-2
+    assertThat(revoked()).containsExactly("lease-1", "lease-2");
+
+    db.fixtures().exec("UPDATE task_sessions SET state = 'FAILED' WHERE id = ?", SESSION);
+    assertThat(db.tx((Handle h) -> executors.markLostWithGoneWorkers(h, "h", "other"))).containsExactly(SESSION);
+    assertThat(revoked()).containsExactly("lease-1", "lease-2", "lease-3");
+  }
+
+  private void mintedLease(String id) {
+    db.fixtures().exec("INSERT INTO credential_leases (id, provider, workspace_id, task_id, session_id, repository_id,"
+        + " host, path, binding, ttl_seconds, expires_at, created_at, minted_at)"
+        + " SELECT ?, 'github', 'ws', task_id, id, 'r', 'github.com', 'acme/widgets', '{}', 3600,"
+        + " now() + interval '1 hour', clock_timestamp(), clock_timestamp() FROM task_sessions WHERE id = ?", id, SESSION);
+  }
+
+  private List<String> revoked() {
+    return db.fixtures().strings("SELECT id FROM credential_leases WHERE revoked_at IS NOT NULL ORDER BY id");
+  }
 }
