@@ -6,7 +6,11 @@ import dev.kandev.recovery.workflows.resume.LaunchHeartbeat;
 import io.temporal.client.WorkflowClient;
 import dev.kandev.recovery.worker.limits.LaunchSlots;
 import io.temporal.worker.WorkerFactory;
+import dev.kandev.recovery.worker.testing.StepFreezeInterceptor;
+import io.temporal.common.interceptors.WorkerInterceptor;
 import io.temporal.worker.WorkerFactoryOptions;
+import java.util.ArrayList;
+import java.util.List;
 import io.temporal.worker.WorkerOptions;
 import io.temporal.worker.tuning.CompositeTuner;
 import io.temporal.worker.tuning.FixedSizeSlotSupplier;
@@ -29,10 +33,15 @@ public final class RecoveryWorker implements AutoCloseable {
     return new RecoveryWorker(factory);
   }
 
-  /** The interceptors every recovery worker runs: the MDC's ids, the store's unhealable failures. */
+  /**
+   * The interceptors every recovery worker runs: the MDC's ids, the store's unhealable failures (and
+   * the crash tests' step freeze, when the JVM is asked for it).
+   */
   public static WorkerFactoryOptions factoryOptions() {
+    List<WorkerInterceptor> interceptors = new ArrayList<>(List.of(new RecoveryMdcInterceptor(), new StoreFailureInterceptor()));
+    StepFreezeInterceptor.fromSystemProperty().ifPresent(interceptors::add);
     return WorkerFactoryOptions.newBuilder()
-        .setWorkerInterceptors(new RecoveryMdcInterceptor(), new StoreFailureInterceptor())
+        .setWorkerInterceptors(interceptors.toArray(WorkerInterceptor[]::new))
         .build();
   }
 

@@ -101,7 +101,14 @@ final class RecoveryCluster implements BeforeEachCallback, AfterEachCallback {
 
   /** Starts {@code dev} (server and worker) as worker instance {@code instance}; returns once it is ready. */
   KandevProcess dev(String instance) {
-    return started(instance, KandevProcess.start(instance, environment(instance), dir.resolve("logs"),
+    return dev(instance, Map.of());
+  }
+
+  /** The same with {@code extra} in its environment. */
+  KandevProcess dev(String instance, Map<String, String> extra) {
+    Map<String, String> env = new HashMap<>(environment(instance));
+    env.putAll(extra);
+    return started(instance, KandevProcess.start(instance, env, dir.resolve("logs"),
         "dev", "--temporal-port", Integer.toString(temporalPort), "--ui-port", Integer.toString(uiPort)));
   }
 

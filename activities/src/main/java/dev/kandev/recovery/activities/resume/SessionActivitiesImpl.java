@@ -205,7 +205,8 @@ public final class SessionActivitiesImpl implements SessionActivities {
   /**
    * Why the agent the launch left for the session no longer serves it, if it does not: its row
    * stopped claiming a live process, its worker instance is gone, or (on this worker) its process
-   * exited before the exit was recorded.
+   * exited before the exit was recorded. A row that still claims the lost agent is recorded failed
+   * here, in the caller's transaction, so nothing waits for a recovery pass to learn it.
    */
   private Optional<String> agentLost(Handle h, String sessionId) {
     Optional<ExecutorsRunningStore.RecordedAgent> recorded = executors.lockRecordedAgent(h, sessionId);
@@ -217,10 +218,13 @@ public final class SessionActivitiesImpl implements SessionActivities {
     if (!recorded.get().claimsLive()) {
       return Optional.of(which + " is " + agent.status() + (agent.errorMessage().isEmpty() ? "" : ": " + agent.errorMessage()));
     }
-    if (agent.workerInstance().equals(workerInstance)) {
-      return runsHere.test(sessionId) ? Optional.empty() : Optional.of(which + " exited");
+    boolean here = agent.workerInstance().equals(workerInstance);
+    if (here ? runsHere.test(sessionId) : recorded.get().instanceAlive()) {
+      return Optional.empty();
     }
-    return recorded.get().instanceAlive() ? Optional.empty() : Optional.of(which + " went with that instance, which is gone");
+    String lost = which + (here ? " exited" : " went with that instance, which is gone");
+    executors.markExited(h, sessionId, agent.agentExecutionId(), "failed", "agent lost before its resume settled: " + lost);
+    return Optional.of(lost);
   }
 
   /**
