@@ -6,6 +6,8 @@ import dev.kandev.recovery.activities.json.Json;
 import dev.kandev.recovery.activities.store.SessionIdentity;
 import dev.kandev.recovery.activities.store.StoreException;
 import dev.kandev.recovery.activities.testing.TestDatabase;
+import dev.kandev.recovery.worker.harness.ActivityHooks;
+import dev.kandev.recovery.worker.harness.ResumeHarness;
 import dev.kandev.recovery.workflows.FailureType;
 import dev.kandev.recovery.workflows.model.SessionState;
 import dev.kandev.recovery.workflows.resume.ResumeFailure;
@@ -27,7 +29,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * states: the session ends in its prior recoverable state with its token, its previous credential
  * snapshot, no live lease, no lock, no agent and no stale STARTING.
  */
-class ResumeFaultMatrixTest {
+public class ResumeFaultMatrixTest {
   /** A snapshot as the broker writes it for policy none (the compensation puts back the typed snapshot). */
   private static final String OLD_SNAPSHOT = "{\"version\":1,\"policy\":\"none\",\"permissions\":{},"
       + "\"source\":\"executor\",\"capturedAt\":\"2026-11-30T10:00:00Z\"}";
@@ -92,7 +94,7 @@ class ResumeFaultMatrixTest {
       // This resume's lock expired meanwhile and a newer resume took it over.
       if (restores.incrementAndGet() == 1) {
         harness.fixtures.exec("DELETE FROM resume_locks WHERE session_id = ?", "s1");
-        assertThat(db.tx((Handle h) -> harness.components().locks.acquire(h, "s1", "newer-resume", Duration.ofMinutes(5))))
+        assertThat(db.tx((Handle h) -> harness.locks.acquire(h, "s1", "newer-resume", Duration.ofMinutes(5))))
             .isPresent();
       }
     });
@@ -106,7 +108,7 @@ class ResumeFaultMatrixTest {
     assertThat(failure.sessionState()).isEqualTo(SessionState.STARTING);
     assertThat(harness.state("s1")).isEqualTo(SessionState.STARTING);
     assertThat(harness.transitions("s1")).last().isEqualTo("FAILED>STARTING");
-    assertThat(db.tx((Handle h) -> harness.components().locks.current(h, "s1"))).hasValueSatisfying(
+    assertThat(db.tx((Handle h) -> harness.locks.current(h, "s1"))).hasValueSatisfying(
         lock -> assertThat(lock.owner()).isEqualTo("newer-resume"));
   }
 
@@ -145,6 +147,6 @@ class ResumeFaultMatrixTest {
     assertThat(Json.mapper().readTree(harness.snapshotJson("s1"))).isEqualTo(Json.mapper().readTree(OLD_SNAPSHOT));
     assertThat(harness.liveLeases("s1")).isZero();
     assertThat(harness.lockHeld("s1")).isFalse();
-    assertThat(harness.components().agentHost.isRunning("s1")).isFalse();
+    assertThat(harness.components().agentHost().isRunning("s1")).isFalse();
   }
 }
