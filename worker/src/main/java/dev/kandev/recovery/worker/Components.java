@@ -1,9 +1,9 @@
 package dev.kandev.recovery.worker;
 
-import dev.kandev.recovery.activities.acp.AgentHost;
-import dev.kandev.recovery.activities.acp.AgentHostSettings;
-import dev.kandev.recovery.activities.acp.AgentProfiles;
-import dev.kandev.recovery.activities.acp.UnownedAgentReaper;
+import dev.kandev.recovery.activities.agent.AgentHost;
+import dev.kandev.recovery.activities.agent.AgentHostSettings;
+import dev.kandev.recovery.activities.agent.AgentProfiles;
+import dev.kandev.recovery.activities.agent.UnownedAgentReaper;
 import dev.kandev.recovery.activities.credentials.CredentialBroker;
 import dev.kandev.recovery.activities.credentials.CredentialHelper;
 import dev.kandev.recovery.activities.credentials.CredentialPolicyResolver;

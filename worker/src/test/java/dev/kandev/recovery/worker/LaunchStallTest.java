@@ -4,7 +4,7 @@ import static dev.kandev.recovery.workflows.model.SessionState.FAILED;
 import static dev.kandev.recovery.workflows.model.SessionState.WAITING_FOR_INPUT;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.kandev.recovery.activities.acp.AgentHostSettings;
+import dev.kandev.recovery.activities.agent.AgentHostSettings;
 import dev.kandev.recovery.activities.json.Json;
 import dev.kandev.recovery.activities.store.ExecutorRecord;
 import dev.kandev.recovery.activities.store.ExecutorsRunningStore;

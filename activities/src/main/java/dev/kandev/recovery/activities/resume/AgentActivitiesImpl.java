@@ -1,9 +1,9 @@
 package dev.kandev.recovery.activities.resume;
 
-import dev.kandev.recovery.activities.acp.AgentHost;
-import dev.kandev.recovery.activities.acp.AgentLaunchException;
-import dev.kandev.recovery.activities.acp.LaunchRequest;
-import dev.kandev.recovery.activities.acp.LaunchResult;
+import dev.kandev.recovery.activities.agent.AgentHost;
+import dev.kandev.recovery.activities.agent.AgentLaunchException;
+import dev.kandev.recovery.activities.agent.LaunchRequest;
+import dev.kandev.recovery.activities.agent.LaunchResult;
 import dev.kandev.recovery.activities.credentials.CredentialBroker;
 import dev.kandev.recovery.activities.credentials.CredentialException;
 import dev.kandev.recovery.activities.credentials.CredentialFailures;

@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.kandev.recovery.activities.acp.AcpTimeouts;
-import dev.kandev.recovery.activities.acp.AgentHost;
-import dev.kandev.recovery.activities.acp.AgentHostSettings;
-import dev.kandev.recovery.activities.acp.AgentProfile;
-import dev.kandev.recovery.activities.acp.AgentProfiles;
 import dev.kandev.recovery.activities.acp.PermissionPolicy;
+import dev.kandev.recovery.activities.agent.AgentHost;
+import dev.kandev.recovery.activities.agent.AgentHostSettings;
+import dev.kandev.recovery.activities.agent.AgentProfile;
+import dev.kandev.recovery.activities.agent.AgentProfiles;
 import dev.kandev.recovery.activities.credentials.CredentialBroker;
 import dev.kandev.recovery.activities.credentials.CredentialPolicyResolver;
 import dev.kandev.recovery.activities.credentials.GitCredentialEnvironment;

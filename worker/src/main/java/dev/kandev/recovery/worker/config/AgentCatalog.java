@@ -1,7 +1,7 @@
 package dev.kandev.recovery.worker.config;
 
-import dev.kandev.recovery.activities.acp.AgentProfile;
-import dev.kandev.recovery.activities.acp.AgentProfiles;
+import dev.kandev.recovery.activities.agent.AgentProfile;
+import dev.kandev.recovery.activities.agent.AgentProfiles;
 import dev.kandev.recovery.activities.runtime.NpmSettings;
 import dev.kandev.recovery.workflows.runtime.BuiltInAgents;
 import java.io.IOException;

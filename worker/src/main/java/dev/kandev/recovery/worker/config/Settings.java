@@ -1,8 +1,8 @@
 package dev.kandev.recovery.worker.config;
 
 import dev.kandev.recovery.activities.acp.AcpTimeouts;
-import dev.kandev.recovery.activities.acp.AgentHostSettings;
 import dev.kandev.recovery.activities.acp.PermissionPolicy;
+import dev.kandev.recovery.activities.agent.AgentHostSettings;
 import dev.kandev.recovery.activities.credentials.GitHubAppSettings;
 import dev.kandev.recovery.activities.runtime.NpmSettings;
 import dev.kandev.recovery.activities.store.DatabaseSettings;

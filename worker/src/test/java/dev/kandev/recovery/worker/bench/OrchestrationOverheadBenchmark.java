@@ -7,8 +7,8 @@ import static dev.kandev.recovery.worker.bench.ResumeBenchSessions.SESSIONS;
 import static dev.kandev.recovery.worker.bench.ResumeBenchSessions.WARM_UP;
 import static dev.kandev.recovery.worker.bench.ResumeBenchSessions.session;
 
-import dev.kandev.recovery.activities.acp.AgentHostSettings;
-import dev.kandev.recovery.activities.acp.AgentProfiles;
+import dev.kandev.recovery.activities.agent.AgentHostSettings;
+import dev.kandev.recovery.activities.agent.AgentProfiles;
 import dev.kandev.recovery.activities.testing.TestAgent;
 import dev.kandev.recovery.activities.testing.TestDatabase;
 import dev.kandev.recovery.activities.testing.bench.Latencies;

@@ -2,8 +2,8 @@ package dev.kandev.recovery.worker.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.kandev.recovery.activities.acp.AgentProfile;
-import dev.kandev.recovery.activities.acp.AgentProfiles;
+import dev.kandev.recovery.activities.agent.AgentProfile;
+import dev.kandev.recovery.activities.agent.AgentProfiles;
 import dev.kandev.recovery.activities.runtime.NpmSettings;
 import dev.kandev.recovery.workflows.runtime.BuiltInAgents;
 import java.nio.file.Files;

@@ -1,6 +1,6 @@
 package dev.kandev.recovery.worker.harness;
 
-import dev.kandev.recovery.activities.acp.AgentProfiles;
+import dev.kandev.recovery.activities.agent.AgentProfiles;
 import dev.kandev.recovery.activities.store.Database;
 import dev.kandev.recovery.worker.Components;
 import dev.kandev.recovery.worker.TemporalWorkers;

@@ -2,10 +2,10 @@ package dev.kandev.recovery.worker.harness;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.kandev.recovery.activities.acp.AgentHostSettings;
-import dev.kandev.recovery.activities.acp.AgentProfiles;
-import dev.kandev.recovery.activities.acp.PromptTurns;
-import dev.kandev.recovery.activities.acp.TurnResult;
+import dev.kandev.recovery.activities.agent.AgentHostSettings;
+import dev.kandev.recovery.activities.agent.AgentProfiles;
+import dev.kandev.recovery.activities.agent.PromptTurns;
+import dev.kandev.recovery.activities.agent.TurnResult;
 import dev.kandev.recovery.activities.json.Json;
 import dev.kandev.recovery.activities.store.Fence;
 import dev.kandev.recovery.activities.store.ResumeLockStore;

@@ -1,6 +1,6 @@
 package dev.kandev.recovery.worker.harness;
 
-import dev.kandev.recovery.activities.acp.AgentHostSettings;
+import dev.kandev.recovery.activities.agent.AgentHostSettings;
 import dev.kandev.recovery.activities.runtime.CommandResult;
 import dev.kandev.recovery.activities.runtime.CommandRunner;
 import dev.kandev.recovery.activities.testing.FileTreeSnapshot;

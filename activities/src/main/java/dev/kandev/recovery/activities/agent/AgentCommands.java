@@ -1,0 +1,12 @@
+package dev.kandev.recovery.activities.agent;
+
+import java.util.List;
+
+/** Chooses, at each launch, the argv that starts a profile's agent. */
+@FunctionalInterface
+public interface AgentCommands {
+  /** Every profile exactly as configured. */
+  AgentCommands AS_CONFIGURED = AgentProfile::argv;
+
+  List<String> argv(AgentProfile profile);
+}
