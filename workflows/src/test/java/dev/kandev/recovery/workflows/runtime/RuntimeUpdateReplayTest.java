@@ -2,6 +2,7 @@ package dev.kandev.recovery.workflows.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.kandev.recovery.workflows.HostWait;
 import dev.kandev.recovery.workflows.client.RecoveryDataConverter;
 import io.temporal.client.WorkflowClientOptions;
 import io.temporal.common.WorkflowExecutionHistory;
@@ -34,7 +35,7 @@ class RuntimeUpdateReplayTest {
         .build());
     worker = env.newWorker("replay");
     worker.registerWorkflowImplementationFactory(
-        RuntimeUpdateWorkflow.class, () -> new RuntimeUpdateWorkflowImpl(TestAgents.CATALOGUE));
+        RuntimeUpdateWorkflow.class, () -> new RuntimeUpdateWorkflowImpl(TestAgents.CATALOGUE, HostWait.DEFAULT));
   }
 
   @AfterEach
