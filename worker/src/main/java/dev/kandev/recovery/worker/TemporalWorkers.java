@@ -1,8 +1,8 @@
 package dev.kandev.recovery.worker;
 
-import dev.kandev.recovery.activities.resume.StoreFailureInterceptor;
+import dev.kandev.recovery.worker.interceptors.RecoveryMdcInterceptor;
+import dev.kandev.recovery.worker.interceptors.StoreFailureInterceptor;
 import dev.kandev.recovery.worker.limits.LaunchSlots;
-import dev.kandev.recovery.worker.logging.RecoveryMdcInterceptor;
 import dev.kandev.recovery.workflows.RecoveryTaskQueue;
 import dev.kandev.recovery.workflows.resume.LaunchHeartbeat;
 import io.temporal.client.WorkflowClient;

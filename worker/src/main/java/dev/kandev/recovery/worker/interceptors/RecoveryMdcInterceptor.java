@@ -1,5 +1,6 @@
-package dev.kandev.recovery.worker.logging;
+package dev.kandev.recovery.worker.interceptors;
 
+import dev.kandev.recovery.worker.logging.RecoveryMdc;
 import io.temporal.activity.ActivityExecutionContext;
 import io.temporal.common.interceptors.ActivityInboundCallsInterceptor;
 import io.temporal.common.interceptors.ActivityInboundCallsInterceptorBase;

@@ -1,4 +1,4 @@
-package dev.kandev.recovery.activities.resume;
+package dev.kandev.recovery.worker.interceptors;
 
 import dev.kandev.recovery.activities.store.StaleFenceException;
 import dev.kandev.recovery.activities.store.UnknownSessionException;
