@@ -2,7 +2,6 @@ package dev.kandev.recovery.worker.cli;
 
 import dev.kandev.recovery.worker.config.Settings;
 import dev.kandev.recovery.worker.temporal.TemporalConnection;
-import dev.kandev.recovery.workflows.RecoveryIds;
 import dev.kandev.recovery.workflows.client.ResumeClient;
 import dev.kandev.recovery.workflows.client.ResumeConflictException;
 import dev.kandev.recovery.workflows.client.ResumeFailedException;
@@ -22,7 +21,6 @@ import java.util.concurrent.TimeoutException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
@@ -56,10 +54,7 @@ public final class ResumeCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    // The client would refuse it too, but only after connecting: a bad id is a usage error.
-    RecoveryIds.problem("SESSION", sessionId).ifPresent(problem -> {
-      throw new ParameterException(spec.commandLine(), problem);
-    });
+    CliIds.requireValid(spec, "SESSION", sessionId);
     Settings settings = Settings.fromEnvironment();
     try (TemporalConnection temporal = TemporalConnection.open(settings)) {
       ResumeRequest request =

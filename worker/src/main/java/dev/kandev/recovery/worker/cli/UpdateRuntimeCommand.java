@@ -2,7 +2,6 @@ package dev.kandev.recovery.worker.cli;
 
 import dev.kandev.recovery.worker.config.Settings;
 import dev.kandev.recovery.worker.temporal.TemporalConnection;
-import dev.kandev.recovery.workflows.RecoveryIds;
 import dev.kandev.recovery.workflows.client.InvalidRequestException;
 import dev.kandev.recovery.workflows.client.RuntimeUpdateClient;
 import dev.kandev.recovery.workflows.runtime.RuntimeUpdateRequest;
@@ -14,7 +13,6 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
@@ -49,9 +47,7 @@ public final class UpdateRuntimeCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    RecoveryIds.problem("AGENT", agentId).ifPresent(problem -> {
-      throw new ParameterException(spec.commandLine(), problem);
-    });
+    CliIds.requireValid(spec, "AGENT", agentId);
     Settings settings = Settings.fromEnvironment();
     try (TemporalConnection temporal = TemporalConnection.open(settings)) {
       String who = requestedBy != null ? requestedBy : "cli:" + System.getProperty("user.name", "unknown");
