@@ -5,8 +5,5 @@ import java.util.List;
 /** Chooses, at each launch, the argv that starts a profile's agent. */
 @FunctionalInterface
 public interface AgentCommands {
-  /** Every profile exactly as configured. */
-  AgentCommands AS_CONFIGURED = AgentProfile::argv;
-
   List<String> argv(AgentProfile profile);
 }

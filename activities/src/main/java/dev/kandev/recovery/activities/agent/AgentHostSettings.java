@@ -24,12 +24,6 @@ public record AgentHostSettings(
     PermissionPolicy permissions,
     Map<String, String> inheritedEnvironment,
     AgentCommands commands) {
-  /** Settings whose profiles are all started exactly as configured. */
-  public AgentHostSettings(String host, String workerInstance, AgentProfiles profiles, AcpTimeouts timeouts,
-      PermissionPolicy permissions, Map<String, String> inheritedEnvironment) {
-    this(host, workerInstance, profiles, timeouts, permissions, inheritedEnvironment, AgentCommands.AS_CONFIGURED);
-  }
-
   public AgentHostSettings {
     Objects.requireNonNull(host, "host");
     Objects.requireNonNull(workerInstance, "workerInstance");

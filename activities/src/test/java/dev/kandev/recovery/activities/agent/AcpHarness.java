@@ -47,7 +47,7 @@ final class AcpHarness implements AfterEachCallback {
 
   /** Starts a host with these profiles, timeouts and permission policy (stopping the previous one). */
   AcpHarness start(AgentProfiles profiles, AcpTimeouts timeouts, PermissionPolicy policy) {
-    return start(profiles, timeouts, policy, AgentCommands.AS_CONFIGURED);
+    return start(profiles, timeouts, policy, AgentProfile::argv);
   }
 
   /** The same, with {@code commands} deciding what a profile's launch runs. */

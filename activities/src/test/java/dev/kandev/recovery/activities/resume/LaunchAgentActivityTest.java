@@ -78,7 +78,7 @@ class LaunchAgentActivityTest {
     var executors = new ExecutorsRunningStore();
     host = new AgentHost(new AgentHostSettings("test-host", "worker-1",
         AgentProfiles.of(heldAgent), AcpTimeouts.defaults().withInitialize(INITIALIZE_TIMEOUT), PermissionPolicy.REJECT,
-        AgentHostSettings.inheritedFrom(System.getenv())),
+        AgentHostSettings.inheritedFrom(System.getenv()), AgentProfile::argv),
         db.transactions(), new SessionIdentityStore(), executors, new TranscriptStore());
     temporal = TestActivityEnvironment.newInstance();
     temporal.registerActivitiesImplementations(new AgentActivitiesImpl(host, db.transactions(),

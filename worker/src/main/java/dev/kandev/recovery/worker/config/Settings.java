@@ -134,14 +134,6 @@ public record Settings(
     return fromEnvironment(System.getenv());
   }
 
-  /** The same settings with another npm (tests use a private cache and registry). */
-  public Settings withNpm(NpmSettings other) {
-    return new Settings(database, temporalAddress, temporalNamespace, taskQueue, host, workerInstance,
-        registerSearchAttributes, other, agentsFile, acpTimeouts, permissionPolicy, gitHubApp, credentialBrokerPort,
-        resumeLockTtl, agentReapInterval, stateDir, launchHeartbeatTimeout, httpPort, temporalClient, launchLimits,
-        hostWait, agentEnvironment, dev);
-  }
-
   /** Where the process of {@code command} ({@code dev}, {@code worker}) records itself for its successor. */
   public Path pidFile(String command) {
     return stateDir.resolve(command + ".pid");

@@ -3,6 +3,7 @@ package dev.kandev.recovery.worker.harness;
 import dev.kandev.recovery.activities.agent.AgentHostSettings;
 import dev.kandev.recovery.activities.runtime.CommandResult;
 import dev.kandev.recovery.activities.runtime.CommandRunner;
+import dev.kandev.recovery.activities.runtime.NpmSettings;
 import dev.kandev.recovery.activities.testing.FileTreeSnapshot;
 import dev.kandev.recovery.activities.testing.LocalNpmRegistry;
 import dev.kandev.recovery.activities.testing.NpmSandbox;
@@ -147,9 +148,18 @@ public final class RuntimeUpdateHarness implements BeforeEachCallback, AfterEach
   private static Components components(TestDatabase db, NpmSandbox npm) {
     Map<String, String> env = new HashMap<>(AgentHostSettings.inheritedFrom(System.getenv()));
     env.putAll(Map.of("KANDEV_DB_SCHEMA", db.database().schema(), "KANDEV_WORKER_INSTANCE", "test-worker"));
-    Settings settings = Settings.fromEnvironment(env).withNpm(npm.settings());
+    Settings settings = withNpm(Settings.fromEnvironment(env), npm.settings());
     return new Components(settings, db.database(), TestAgents.CATALOGUE,
         AgentCatalog.load(TestAgents.CATALOGUE, settings.npm(), settings.agentsFile()), RecoveryMetrics.none());
+  }
+
+  /** The same settings with another npm: the sandbox's private cache and registry. */
+  private static Settings withNpm(Settings s, NpmSettings npm) {
+    return new Settings(s.database(), s.temporalAddress(), s.temporalNamespace(), s.taskQueue(), s.host(),
+        s.workerInstance(), s.registerSearchAttributes(), npm, s.agentsFile(), s.acpTimeouts(), s.permissionPolicy(),
+        s.gitHubApp(), s.credentialBrokerPort(), s.resumeLockTtl(), s.agentReapInterval(), s.stateDir(),
+        s.launchHeartbeatTimeout(), s.httpPort(), s.temporalClient(), s.launchLimits(), s.hostWait(),
+        s.agentEnvironment(), s.dev());
   }
 
   /** Another package's real execution tree, which the repair must leave alone. */
