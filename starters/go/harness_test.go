@@ -274,3 +274,36 @@ func (w *world) terminateIfRunning(t *testing.T, workflowID, runID string) {
 		}
 	})
 }
+
+// malformedRunFailsAtOnce starts workflowType with args under workflowID, waits for the run with
+// await, and checks its error with check: the run must have ended within 15 s, after at most 10 s,
+// without a workflow task failure, and without a change to the database.
+func (w *world) malformedRunFailsAtOnce(t *testing.T, workflowID, workflowType string, args []any,
+	await func(ctx context.Context, run client.WorkflowRun) error, check func(err error)) {
+	t.Helper()
+	before := w.snapshot(t)
+	ctx := within(t, 30*time.Second)
+	started := time.Now()
+	run, err := w.client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: workflowID, TaskQueue: recovery.TaskQueue},
+		workflowType, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.terminateIfRunning(t, workflowID, run.GetRunID())
+	err = await(within(t, 15*time.Second), run)
+
+	if w.running(t, workflowID, run.GetRunID()) {
+		t.Fatalf("still running after 15 s (%d workflow task failures so far)",
+			w.workflowTaskFailures(t, workflowID, run.GetRunID()))
+	}
+	check(err)
+	if elapsed := time.Since(started); elapsed > 10*time.Second {
+		t.Errorf("ended after %s", elapsed)
+	}
+	if n := w.workflowTaskFailures(t, workflowID, run.GetRunID()); n != 0 {
+		t.Errorf("%d workflow task failures before the run failed", n)
+	}
+	if after := w.snapshot(t); after != before {
+		t.Errorf("the database changed:\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+}

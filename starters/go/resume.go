@@ -101,24 +101,33 @@ func (s *Starter) AttachResume(sessionID, runID string) *Resume {
 // Await waits for the outcome until ctx ends. A resume that failed returns *ResumeFailedError; a
 // cancelled one an error that wraps *temporal.CanceledError.
 func (r *Resume) Await(ctx context.Context) (ResumeResult, error) {
-	var result ResumeResult
-	err := r.client.GetWorkflow(ctx, r.WorkflowID, r.RunID).Get(ctx, &result)
+	result, failed, details, err := awaitOutcome[ResumeResult, ResumeFailure](ctx, r.client, r.WorkflowID, r.RunID, "resume")
+	if failed == nil {
+		return result, err
+	}
+	return result, &ResumeFailedError{Type: failed.Type(), Message: failed.Message(), Failure: details, cause: err}
+}
+
+// awaitOutcome waits for a workflow's result until ctx ends. When the workflow failed with an
+// application error it returns that error too, with its details decoded (nil when it has none).
+func awaitOutcome[R, D any](ctx context.Context, c client.Client, workflowID, runID, what string) (R, *temporal.ApplicationError, *D, error) {
+	var result R
+	err := c.GetWorkflow(ctx, workflowID, runID).Get(ctx, &result)
 	if err == nil {
-		return result, nil
+		return result, nil, nil, nil
 	}
 	var failed *temporal.ApplicationError
 	if !errors.As(err, &failed) {
-		return result, err
+		return result, nil, nil, err
 	}
-	out := &ResumeFailedError{Type: failed.Type(), Message: failed.Message(), cause: err}
-	if failed.HasDetails() {
-		var details ResumeFailure
-		if detailsErr := failed.Details(&details); detailsErr != nil {
-			return result, fmt.Errorf("resume failed (%s) with unreadable details: %w", failed.Type(), detailsErr)
-		}
-		out.Failure = &details
+	if !failed.HasDetails() {
+		return result, failed, nil, err
 	}
-	return result, out
+	var details D
+	if detailsErr := failed.Details(&details); detailsErr != nil {
+		return result, nil, nil, fmt.Errorf("%s failed (%s) with unreadable details: %w", what, failed.Type(), detailsErr)
+	}
+	return result, failed, &details, err
 }
 
 // Progress runs the progress query: the current step and what happened so far.

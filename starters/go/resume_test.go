@@ -1,6 +1,7 @@
 package recovery_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -146,38 +147,19 @@ func TestMalformedResumePayloadsFailAtOnceWithInvalidRequest(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			before := w.snapshot(t)
-			ctx := within(t, 30*time.Second)
 			workflowID := recovery.ResumeWorkflowID(id("malformed-" + c.name))
-			started := time.Now()
-			run, err := w.client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: workflowID, TaskQueue: recovery.TaskQueue},
-				recovery.ResumeWorkflowType, c.args...)
-			if err != nil {
-				t.Fatal(err)
+			await := func(ctx context.Context, run client.WorkflowRun) error {
+				_, err := w.starter.AttachResume(strings.TrimPrefix(workflowID, "resume-session-"), run.GetRunID()).Await(ctx)
+				return err
 			}
-			w.terminateIfRunning(t, workflowID, run.GetRunID())
-			awaitCtx := within(t, 15*time.Second)
-			_, err = w.starter.AttachResume(strings.TrimPrefix(workflowID, "resume-session-"), run.GetRunID()).Await(awaitCtx)
-
-			if w.running(t, workflowID, run.GetRunID()) {
-				t.Fatalf("still running after 15 s (%d workflow task failures so far)",
-					w.workflowTaskFailures(t, workflowID, run.GetRunID()))
-			}
-			var failed *recovery.ResumeFailedError
-			var application *temporal.ApplicationError
-			if !errors.As(err, &failed) || failed.Type != recovery.FailureInvalidRequest || failed.Failure != nil ||
-				!errors.As(err, &application) || !application.NonRetryable() {
-				t.Fatalf("want a non-retryable INVALID_REQUEST without details, got %v", err)
-			}
-			if elapsed := time.Since(started); elapsed > 10*time.Second {
-				t.Errorf("ended after %s", elapsed)
-			}
-			if n := w.workflowTaskFailures(t, workflowID, run.GetRunID()); n != 0 {
-				t.Errorf("%d workflow task failures before the run failed", n)
-			}
-			if after := w.snapshot(t); after != before {
-				t.Errorf("the database changed:\nbefore:\n%s\nafter:\n%s", before, after)
-			}
+			w.malformedRunFailsAtOnce(t, workflowID, recovery.ResumeWorkflowType, c.args, await, func(err error) {
+				var failed *recovery.ResumeFailedError
+				var application *temporal.ApplicationError
+				if !errors.As(err, &failed) || failed.Type != recovery.FailureInvalidRequest || failed.Failure != nil ||
+					!errors.As(err, &application) || !application.NonRetryable() {
+					t.Fatalf("want a non-retryable INVALID_REQUEST without details, got %v", err)
+				}
+			})
 		})
 	}
 }

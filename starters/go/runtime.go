@@ -2,13 +2,11 @@ package recovery
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/temporal"
 )
 
 // RuntimeUpdate is a started (or joined) run of RuntimeUpdateWorkflow.
@@ -58,24 +56,12 @@ func (s *Starter) StartRuntimeUpdate(ctx context.Context, req RuntimeUpdateReque
 // Await waits for the outcome until ctx ends. A failed job returns its FAILED record in
 // *RuntimeUpdateFailedError.
 func (u *RuntimeUpdate) Await(ctx context.Context) (RuntimeUpdateResult, error) {
-	var result RuntimeUpdateResult
-	err := u.client.GetWorkflow(ctx, u.WorkflowID, u.RunID).Get(ctx, &result)
-	if err == nil {
-		return result, nil
-	}
-	var failed *temporal.ApplicationError
-	if !errors.As(err, &failed) {
+	result, failed, details, err := awaitOutcome[RuntimeUpdateResult, RuntimeUpdateResult](ctx, u.client, u.WorkflowID, u.RunID,
+		"runtime update")
+	if failed == nil {
 		return result, err
 	}
-	out := &RuntimeUpdateFailedError{Type: failed.Type(), Message: failed.Message(), cause: err}
-	if failed.HasDetails() {
-		var details RuntimeUpdateResult
-		if detailsErr := failed.Details(&details); detailsErr != nil {
-			return result, fmt.Errorf("runtime update failed (%s) with unreadable details: %w", failed.Type(), detailsErr)
-		}
-		out.Result = &details
-	}
-	return result, out
+	return result, &RuntimeUpdateFailedError{Type: failed.Type(), Message: failed.Message(), Result: details, cause: err}
 }
 
 // Progress runs the progress query: the job so far.

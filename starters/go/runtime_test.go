@@ -1,6 +1,7 @@
 package recovery_test
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -87,37 +88,15 @@ func TestMalformedRuntimeUpdatePayloadsFailAtOnceWithInvalidRequest(t *testing.T
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			before := w.snapshot(t)
-			ctx := within(t, 30*time.Second)
 			workflowID := recovery.RuntimeUpdateWorkflowID(id("malformed-" + c.name))
-			started := time.Now()
-			run, err := w.client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: workflowID, TaskQueue: recovery.TaskQueue},
-				recovery.RuntimeUpdateWorkflowType, c.args...)
-			if err != nil {
-				t.Fatal(err)
-			}
-			w.terminateIfRunning(t, workflowID, run.GetRunID())
-			awaitCtx := within(t, 15*time.Second)
-			err = run.Get(awaitCtx, nil)
-
-			if w.running(t, workflowID, run.GetRunID()) {
-				t.Fatalf("still running after 15 s (%d workflow task failures so far)",
-					w.workflowTaskFailures(t, workflowID, run.GetRunID()))
-			}
-			var application *temporal.ApplicationError
-			if !errors.As(err, &application) || application.Type() != recovery.FailureInvalidRequest ||
-				!application.NonRetryable() || application.HasDetails() {
-				t.Fatalf("want a non-retryable INVALID_REQUEST without details, got %v", err)
-			}
-			if elapsed := time.Since(started); elapsed > 10*time.Second {
-				t.Errorf("ended after %s", elapsed)
-			}
-			if n := w.workflowTaskFailures(t, workflowID, run.GetRunID()); n != 0 {
-				t.Errorf("%d workflow task failures before the run failed", n)
-			}
-			if after := w.snapshot(t); after != before {
-				t.Errorf("the database changed:\nbefore:\n%s\nafter:\n%s", before, after)
-			}
+			await := func(ctx context.Context, run client.WorkflowRun) error { return run.Get(ctx, nil) }
+			w.malformedRunFailsAtOnce(t, workflowID, recovery.RuntimeUpdateWorkflowType, c.args, await, func(err error) {
+				var application *temporal.ApplicationError
+				if !errors.As(err, &application) || application.Type() != recovery.FailureInvalidRequest ||
+					!application.NonRetryable() || application.HasDetails() {
+					t.Fatalf("want a non-retryable INVALID_REQUEST without details, got %v", err)
+				}
+			})
 		})
 	}
 }

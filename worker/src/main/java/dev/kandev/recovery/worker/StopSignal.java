@@ -9,13 +9,13 @@ import java.util.concurrent.TimeUnit;
  * must stop cleanly (agents recorded as stopped, then the worker, then dev's Temporal server), in
  * the same try-with-resources, and it closes last.
  */
-final class StopSignal implements AutoCloseable {
+public final class StopSignal implements AutoCloseable {
   /** How long Ctrl-C / SIGTERM waits for the agents, the worker and dev's server to stop. */
   private static final long CLEANUP_SECONDS = 45;
   private final CountDownLatch stopping = new CountDownLatch(1);
   private final CountDownLatch closed = new CountDownLatch(1);
 
-  static StopSignal install() {
+  public static StopSignal install() {
     StopSignal signal = new StopSignal();
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       if (signal.closed.getCount() == 0) {

@@ -7,6 +7,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.kandev.recovery.activities.json.Json;
 import dev.kandev.recovery.activities.testing.FakeGitHubServer.TokenRequest;
 import dev.kandev.recovery.activities.testing.TestDatabase;
+import dev.kandev.recovery.worker.harness.GitHubAppStandIn;
+import dev.kandev.recovery.worker.harness.ResumeHarness;
 import dev.kandev.recovery.workflows.resume.ResumeMode;
 import dev.kandev.recovery.workflows.resume.ResumeResult;
 import java.util.List;
@@ -22,7 +24,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * and installation token; a session on an executor without one keeps its workspace's policy. The
  * agent's own git asks the GitHub stand-in through the credential helper.
  */
-class ExecutorCredentialPolicyTest {
+public class ExecutorCredentialPolicyTest {
   private static final long EXECUTOR_INSTALLATION = 88;
 
   @RegisterExtension @Order(1) final TestDatabase db = new TestDatabase();

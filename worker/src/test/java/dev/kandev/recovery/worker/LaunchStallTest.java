@@ -4,7 +4,7 @@ import static dev.kandev.recovery.workflows.model.SessionState.FAILED;
 import static dev.kandev.recovery.workflows.model.SessionState.WAITING_FOR_INPUT;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.kandev.recovery.activities.acp.AgentHostSettings;
+import dev.kandev.recovery.activities.agent.AgentHostSettings;
 import dev.kandev.recovery.activities.json.Json;
 import dev.kandev.recovery.activities.store.ExecutorRecord;
 import dev.kandev.recovery.activities.store.ExecutorsRunningStore;
@@ -17,7 +17,14 @@ import dev.kandev.recovery.activities.testing.CredentialFixtures;
 import dev.kandev.recovery.activities.testing.Fixtures;
 import dev.kandev.recovery.activities.testing.TestAgent;
 import dev.kandev.recovery.activities.testing.TestDatabase;
+import dev.kandev.recovery.worker.config.Settings;
 import dev.kandev.recovery.worker.dev.DevTemporalServer;
+import dev.kandev.recovery.worker.harness.GitHubAppStandIn;
+import dev.kandev.recovery.worker.harness.RealTemporalServer;
+import dev.kandev.recovery.worker.harness.WorkerJvm;
+import dev.kandev.recovery.worker.observability.RecoveryMetrics;
+import dev.kandev.recovery.worker.temporal.SearchAttributeRegistrar;
+import dev.kandev.recovery.worker.temporal.TemporalConnection;
 import dev.kandev.recovery.workflows.client.ResumeClient;
 import dev.kandev.recovery.workflows.client.ResumeFailedException;
 import dev.kandev.recovery.workflows.client.ResumeHandle;
@@ -27,7 +34,6 @@ import dev.kandev.recovery.workflows.resume.ResumeOutcome;
 import dev.kandev.recovery.workflows.resume.ResumeRequest;
 import dev.kandev.recovery.workflows.resume.ResumeResult;
 import dev.kandev.recovery.workflows.resume.ResumeStep;
-import org.jdbi.v3.core.Handle;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -36,6 +42,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.jdbi.v3.core.Handle;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -49,7 +56,7 @@ import org.junit.jupiter.api.io.TempDir;
  * with SIGCONT, on a real Temporal server. The agent keeps running and answers meanwhile; only its
  * worker does not hear it.
  */
-class LaunchStallTest {
+public class LaunchStallTest {
   private static final String QUEUE = "kandev-recovery-stall";
   private static final String WORKSPACE = "ws-1";
   private static final String SESSION = "s1";
@@ -233,9 +240,9 @@ class LaunchStallTest {
     env.putAll(extra);
     env.put("KANDEV_WORKER_INSTANCE", instance);
     Settings settings = Settings.fromEnvironment(env);
-    Components components = new Components(settings, db.database());
+    Components components = Components.of(settings, db.database(), RecoveryMetrics.none());
     TemporalConnection own = TemporalConnection.open(server.address(), "default", instance);
-    RecoveryWorker worker = RecoveryWorker.start(own.client, QUEUE, components);
+    TemporalWorkers worker = TemporalWorkers.start(own.client, QUEUE, components.registrations());
     workers.add(() -> {
       worker.close();
       own.close();

@@ -12,6 +12,8 @@ import dev.kandev.recovery.activities.store.SessionIdentity;
 import dev.kandev.recovery.activities.store.WorkerPresenceStore;
 import dev.kandev.recovery.activities.testing.Await;
 import dev.kandev.recovery.activities.testing.TestDatabase;
+import dev.kandev.recovery.worker.harness.ActivityHooks;
+import dev.kandev.recovery.worker.harness.ResumeHarness;
 import dev.kandev.recovery.workflows.client.ResumeConflictException;
 import dev.kandev.recovery.workflows.client.ResumeHandle;
 import dev.kandev.recovery.workflows.resume.ResumeFailure;
@@ -29,7 +31,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Races and cancellation: the session always ends settled or restored, never STARTING. */
-class ResumeConcurrencyTest {
+public class ResumeConcurrencyTest {
   @RegisterExtension @Order(1) final TestDatabase db = new TestDatabase();
   private final ActivityHooks hooks = new ActivityHooks();
   @RegisterExtension @Order(2) final ResumeHarness harness = new ResumeHarness(db, hooks);
@@ -38,7 +40,7 @@ class ResumeConcurrencyTest {
   void aTerminalTransitionWinningDuringLaunchIsLeftAloneAndTheAgentStopped() throws Exception {
     String token = harness.establishedSession("s1", FAILED);
     harness.gitHubBacked("s1", "github_app");
-    hooks.after("launchAgent", () -> db.tx(h -> harness.components().sessions.transition(h,
+    hooks.after("launchAgent", () -> db.tx(h -> harness.sessions.transition(h,
         "s1", Set.of(STARTING), CANCELLED, "user cancelled the task", "", Fence.none())));
 
     ResumeFailure failure = harness.resumeFailing("s1", ResumeMode.RESUME);
@@ -48,7 +50,7 @@ class ResumeConcurrencyTest {
     assertThat(failure.sessionState()).isEqualTo(CANCELLED);
     assertThat(harness.state("s1")).isEqualTo(CANCELLED);
     assertThat(harness.transitions("s1")).last().isEqualTo("STARTING>CANCELLED");
-    assertThat(harness.components().agentHost.isRunning("s1")).isFalse();
+    assertThat(harness.components().agentHost().isRunning("s1")).isFalse();
     assertThat(harness.liveLeases("s1")).isZero();
     assertThat(harness.lockHeld("s1")).isFalse();
     assertThat(harness.identity("s1")).isEqualTo(new SessionIdentity(token, token));
@@ -59,7 +61,7 @@ class ResumeConcurrencyTest {
     String token = harness.establishedSession("s1", FAILED);
     harness.agentMode("hang-initialize");
     ResumeHandle resume = harness.start("s1", ResumeMode.RESUME);
-    Await.until(() -> harness.components().agentHost.isRunning("s1") || launching(resume), Duration.ofSeconds(30),
+    Await.until(() -> harness.components().agentHost().isRunning("s1") || launching(resume), Duration.ofSeconds(30),
         "the launch to start");
 
     resume.cancel();
@@ -69,7 +71,7 @@ class ResumeConcurrencyTest {
         .hasCauseInstanceOf(CanceledFailure.class);
     assertThat(harness.state("s1")).isEqualTo(FAILED);
     assertThat(harness.transitions("s1")).last().isEqualTo("STARTING>FAILED");
-    assertThat(harness.components().agentHost.isRunning("s1")).isFalse();
+    assertThat(harness.components().agentHost().isRunning("s1")).isFalse();
     assertThat(harness.lockHeld("s1")).isFalse();
     assertThat(harness.identity("s1")).isEqualTo(new SessionIdentity(token, token));
   }

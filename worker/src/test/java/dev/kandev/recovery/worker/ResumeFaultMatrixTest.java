@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.kandev.recovery.activities.store.SessionIdentity;
 import dev.kandev.recovery.activities.store.StoreException;
 import dev.kandev.recovery.activities.testing.TestDatabase;
+import dev.kandev.recovery.worker.harness.ActivityHooks;
+import dev.kandev.recovery.worker.harness.ResumeHarness;
 import dev.kandev.recovery.workflows.FailureType;
 import dev.kandev.recovery.workflows.model.SessionState;
 import dev.kandev.recovery.workflows.resume.ResumeFailure;
@@ -28,7 +30,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * states: the session ends in its prior recoverable state with its token, its previous credential
  * snapshot, no live lease, no lock, no agent and no stale STARTING.
  */
-class ResumeFaultMatrixTest {
+public class ResumeFaultMatrixTest {
   /**
    * A snapshot as another Kandev version wrote it: keys this version does not know and a number a
    * typed round trip would rewrite (1.50). A compensation puts it back byte for byte.
@@ -96,7 +98,7 @@ class ResumeFaultMatrixTest {
       // This resume's lock expired meanwhile and a newer resume took it over.
       if (restores.incrementAndGet() == 1) {
         harness.fixtures.exec("DELETE FROM resume_locks WHERE session_id = ?", "s1");
-        assertThat(db.tx((Handle h) -> harness.components().locks.acquire(h, "s1", "newer-resume", Duration.ofMinutes(5))))
+        assertThat(db.tx((Handle h) -> harness.locks.acquire(h, "s1", "newer-resume", Duration.ofMinutes(5))))
             .isPresent();
       }
     });
@@ -110,7 +112,7 @@ class ResumeFaultMatrixTest {
     assertThat(failure.sessionState()).isEqualTo(SessionState.STARTING);
     assertThat(harness.state("s1")).isEqualTo(SessionState.STARTING);
     assertThat(harness.transitions("s1")).last().isEqualTo("FAILED>STARTING");
-    assertThat(db.tx((Handle h) -> harness.components().locks.current(h, "s1"))).hasValueSatisfying(
+    assertThat(db.tx((Handle h) -> harness.locks.current(h, "s1"))).hasValueSatisfying(
         lock -> assertThat(lock.owner()).isEqualTo("newer-resume"));
   }
 
@@ -151,7 +153,7 @@ class ResumeFaultMatrixTest {
     assertThat(harness.snapshotJson("s1")).isEqualTo(snapshotBefore);
     assertThat(harness.liveLeases("s1")).isZero();
     assertThat(harness.lockHeld("s1")).isFalse();
-    assertThat(harness.components().agentHost.isRunning("s1")).isFalse();
+    assertThat(harness.components().agentHost().isRunning("s1")).isFalse();
   }
 
   /**

@@ -10,8 +10,13 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.kandev.recovery.activities.json.Json;
 import dev.kandev.recovery.activities.store.Fence;
 import dev.kandev.recovery.activities.store.SessionIdentity;
-import dev.kandev.recovery.activities.testing.TestDatabase;
 import dev.kandev.recovery.activities.testing.TestAgent;
+import dev.kandev.recovery.activities.testing.TestDatabase;
+import dev.kandev.recovery.worker.cli.ResumeCommand;
+import dev.kandev.recovery.worker.harness.ByTypeName;
+import dev.kandev.recovery.worker.harness.GitHubAppStandIn;
+import dev.kandev.recovery.worker.harness.RecordedHistories;
+import dev.kandev.recovery.worker.harness.ResumeHarness;
 import dev.kandev.recovery.workflows.RecoverySearchAttributes;
 import dev.kandev.recovery.workflows.client.InvalidRequestException;
 import dev.kandev.recovery.workflows.model.SessionState;
@@ -28,7 +33,6 @@ import dev.kandev.recovery.workflows.resume.ResumeStep;
 import io.temporal.client.WorkflowStub;
 import io.temporal.common.SearchAttributes;
 import io.temporal.failure.ApplicationFailure;
-import org.jdbi.v3.core.Handle;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -39,12 +43,13 @@ import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
+import org.jdbi.v3.core.Handle;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The spec's resume regression scenarios, against the real worker. */
-class ResumeSessionWorkflowTest {
+public class ResumeSessionWorkflowTest {
   /** Session states the credential step saw at its boundary, and snapshots the launch step saw. */
   private final List<SessionState> statesAtLeaseBoundary = new CopyOnWriteArrayList<>();
   private final List<String> snapshotsAtLaunch = new CopyOnWriteArrayList<>();
@@ -63,7 +68,7 @@ class ResumeSessionWorkflowTest {
     assertThat(failure.recoveryActions()).containsExactly(ResumeMode.RESUME, ResumeMode.START_FRESH);
     assertThat(failure.sessionState()).isEqualTo(FAILED);
     assertRecoverable("s1", FAILED, token);
-    assertThat(db.tx((Handle h) -> harness.components().sessions.get(h, "s1")).errorMessage()).contains("AGENT_EXITED_BEFORE_INITIALIZE");
+    assertThat(db.tx((Handle h) -> harness.sessions.get(h, "s1")).errorMessage()).contains("AGENT_EXITED_BEFORE_INITIALIZE");
     RecordedHistories.recordIfAsked(harness.history("s1"), "local-steps-resume-launch-failure-compensated");
 
     harness.agentMode("normal");
@@ -121,8 +126,8 @@ class ResumeSessionWorkflowTest {
     harness.establishedSession("s1", FAILED);
     harness.gitHubBacked("s1", "none");
     harness.resume("s1", ResumeMode.RESUME);
-    harness.components().agentHost.stop("s1");
-    db.tx(h -> harness.components().sessions.transition(h, "s1", Set.of(WAITING_FOR_INPUT), FAILED, "test", "exited", Fence.none()));
+    harness.components().agentHost().stop("s1");
+    db.tx(h -> harness.sessions.transition(h, "s1", Set.of(WAITING_FOR_INPUT), FAILED, "test", "exited", Fence.none()));
     assertThat(snapshot(harness.snapshotJson("s1")).path("policy").asText()).isEqualTo("none");
     snapshotsAtLaunch.clear();
 
@@ -170,7 +175,7 @@ class ResumeSessionWorkflowTest {
     String gone = "resume failed at LAUNCH_AGENT (AGENT_SESSION_NEW_FAILED): Start fresh cleared the stored conversation"
         + " (provider session " + old + "), which can no longer be resumed; ";
     assertThat(failure.message()).startsWith(gone);
-    assertThat(db.tx((Handle h) -> harness.components().sessions.get(h, "s1")).errorMessage()).startsWith(gone);
+    assertThat(db.tx((Handle h) -> harness.sessions.get(h, "s1")).errorMessage()).startsWith(gone);
 
     harness.agentMode("normal");
     ResumeResult fresh = harness.resume("s1", ResumeMode.START_FRESH);
@@ -337,7 +342,7 @@ class ResumeSessionWorkflowTest {
     assertThat(harness.transitions(sessionId)).last().isEqualTo("STARTING>" + prior);
     assertThat(harness.liveLeases(sessionId)).isZero();
     assertThat(harness.lockHeld(sessionId)).isFalse();
-    assertThat(harness.components().agentHost.isRunning(sessionId)).isFalse();
+    assertThat(harness.components().agentHost().isRunning(sessionId)).isFalse();
   }
 
   private static JsonNode snapshot(String json) throws Exception {

@@ -9,6 +9,9 @@ import dev.kandev.recovery.activities.store.ExecutorsRunningStore;
 import dev.kandev.recovery.activities.store.SessionIdentity;
 import dev.kandev.recovery.activities.testing.Await;
 import dev.kandev.recovery.activities.testing.TestDatabase;
+import dev.kandev.recovery.worker.harness.ActivityHooks;
+import dev.kandev.recovery.worker.harness.RecordedHistories;
+import dev.kandev.recovery.worker.harness.ResumeHarness;
 import dev.kandev.recovery.workflows.client.ResumeFailedException;
 import dev.kandev.recovery.workflows.client.ResumeHandle;
 import dev.kandev.recovery.workflows.resume.ResumeFailure;
@@ -31,7 +34,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * never with a lost token, a live lease of a failed attempt or a held lock. On a real Temporal
  * server with the SDK's default worker options (sticky dispatch included).
  */
-class ResumeWorkerFailoverTest {
+public class ResumeWorkerFailoverTest {
   @RegisterExtension @Order(1) final TestDatabase db = new TestDatabase();
   private final ActivityHooks hooks = new ActivityHooks();
   @RegisterExtension @Order(2) final ResumeHarness harness = ResumeHarness.withReplaceableWorker(db, hooks);
@@ -60,7 +63,7 @@ class ResumeWorkerFailoverTest {
     assertThat(result.finalState()).isEqualTo(WAITING_FOR_INPUT);
     assertThat(result.loaded()).isTrue();
     assertThat(result.providerSessionId()).isEqualTo(token);
-    assertThat(replacement.agentHost.isRunning("s1")).as("the replacement launched the agent").isTrue();
+    assertThat(replacement.agentHost().isRunning("s1")).as("the replacement launched the agent").isTrue();
     // STARTING ran in the first workflow task, which the first worker never completed: the replacement
     // ran that task again (lock, context, STARTING), recognising its own STARTING by the fence.
     assertThat(harness.activityWorkers("s1")).containsExactly(

@@ -1,26 +1,29 @@
 package dev.kandev.recovery.worker;
 
-import static dev.kandev.recovery.worker.RuntimeUpdateHarness.activities;
-import static dev.kandev.recovery.worker.RuntimeUpdateHarness.scheduled;
-import static dev.kandev.recovery.worker.RuntimeUpdateHarness.snapshot;
+import static dev.kandev.recovery.worker.harness.RuntimeUpdateHarness.activities;
+import static dev.kandev.recovery.worker.harness.RuntimeUpdateHarness.scheduled;
+import static dev.kandev.recovery.worker.harness.RuntimeUpdateHarness.snapshot;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.kandev.recovery.activities.store.TestStores;
 import dev.kandev.recovery.activities.runtime.NpxKey;
 import dev.kandev.recovery.activities.store.RuntimeJobRecord;
+import dev.kandev.recovery.activities.store.TestStores;
 import dev.kandev.recovery.activities.testing.Await;
 import dev.kandev.recovery.activities.testing.TestAgentNpmWorld;
 import dev.kandev.recovery.activities.testing.TestDatabase;
+import dev.kandev.recovery.worker.cli.UpdateRuntimeCommand;
+import dev.kandev.recovery.worker.harness.ByTypeName;
+import dev.kandev.recovery.worker.harness.RuntimeUpdateHarness;
 import dev.kandev.recovery.workflows.FailureType;
 import dev.kandev.recovery.workflows.RecoverySearchAttributes;
 import dev.kandev.recovery.workflows.RecoveryTaskQueue;
 import dev.kandev.recovery.workflows.client.InvalidRequestException;
-import dev.kandev.recovery.workflows.runtime.RuntimeUpdateRequest;
 import dev.kandev.recovery.workflows.client.RuntimeUpdateClient;
 import dev.kandev.recovery.workflows.runtime.ProbeInfo;
 import dev.kandev.recovery.workflows.runtime.RepairResult;
 import dev.kandev.recovery.workflows.runtime.RuntimeJobStatus;
+import dev.kandev.recovery.workflows.runtime.RuntimeUpdateRequest;
 import dev.kandev.recovery.workflows.runtime.RuntimeUpdateResult;
 import dev.kandev.recovery.workflows.runtime.RuntimeUpdateStatus;
 import dev.kandev.recovery.workflows.runtime.RuntimeUpdateWorkflow;
@@ -30,7 +33,6 @@ import io.temporal.client.WorkflowStub;
 import io.temporal.common.SearchAttributes;
 import io.temporal.common.WorkflowExecutionHistory;
 import io.temporal.failure.ApplicationFailure;
-import org.jdbi.v3.core.Handle;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -40,6 +42,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.jdbi.v3.core.Handle;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -49,7 +52,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * npm with a private cache, and the ACP test agent published on a local registry under the plain
  * registry spec {@code kandev-test-agent}.
  */
-class RuntimeUpdateWorkflowTest {
+public class RuntimeUpdateWorkflowTest {
   private static final String AGENT = TestAgents.TEST_AGENT.agentId();
   private static final String SPEC = TestAgents.TEST_AGENT.packageSpec();
   private static final String SIBLING_SPEC = SPEC + "@1.0.0";

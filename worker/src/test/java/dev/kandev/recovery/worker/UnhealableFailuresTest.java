@@ -38,7 +38,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * worker's own interceptors (Temporal's test server), and an activity that stands in for any store
  * call.
  */
-class UnhealableFailuresTest {
+public class UnhealableFailuresTest {
   private static final String QUEUE = "unhealable";
   private static final Map<String, AtomicInteger> ATTEMPTS = new ConcurrentHashMap<>();
   private static TestWorkflowEnvironment env;
@@ -46,7 +46,7 @@ class UnhealableFailuresTest {
   @BeforeAll
   static void startWorker() {
     env = TestWorkflowEnvironment.newInstance(
-        TestEnvironmentOptions.newBuilder().setWorkerFactoryOptions(RecoveryWorker.factoryOptions()).build());
+        TestEnvironmentOptions.newBuilder().setWorkerFactoryOptions(TemporalWorkers.factoryOptions()).build());
     Worker worker = env.newWorker(QUEUE);
     worker.registerWorkflowImplementationTypes(CallingWorkflowImpl.class);
     worker.registerActivitiesImplementations(new FailingOnce());

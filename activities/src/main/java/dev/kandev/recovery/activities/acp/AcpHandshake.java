@@ -17,7 +17,7 @@ public final class AcpHandshake {
   static final String CLIENT_NAME = "kandev-recovery";
   static final String CLIENT_VERSION = "0.1.0";
   /** How long a closed transport is given to turn into an exit code. */
-  static final Duration EXIT_OBSERVATION = Duration.ofSeconds(2);
+  public static final Duration EXIT_OBSERVATION = Duration.ofSeconds(2);
   private static final int MAX_INFO_CHARS = 200;
 
   /** What {@code initialize} told about the agent; name and version are cut to 200 chars. */

@@ -11,23 +11,23 @@ import java.util.concurrent.TimeoutException;
  * {@code @agentclientprotocol/sdk} 2.4.0, protocol version 1); {@code initialize} is {@link
  * AcpHandshake}.
  */
-final class AcpProtocol {
+public final class AcpProtocol {
   private final AcpConnection connection;
   private final ObjectMapper json;
 
-  AcpProtocol(AcpConnection connection, ObjectMapper json) {
+  public AcpProtocol(AcpConnection connection, ObjectMapper json) {
     this.connection = connection;
     this.json = json;
   }
 
-  void loadSession(String sessionId, Path cwd, Duration timeout)
+  public void loadSession(String sessionId, Path cwd, Duration timeout)
       throws AcpRemoteException, AcpTransportClosedException, TimeoutException, InterruptedException {
     ObjectNode params = sessionParams(cwd).put("sessionId", sessionId);
     connection.request("session/load", params, timeout);
   }
 
   /** Returns the new session's id; blank if the agent sent none. */
-  String newSession(Path cwd, Duration timeout)
+  public String newSession(Path cwd, Duration timeout)
       throws AcpRemoteException, AcpTransportClosedException, TimeoutException, InterruptedException {
     return connection.request("session/new", sessionParams(cwd), timeout).path("sessionId").asText("");
   }

@@ -18,7 +18,7 @@ import org.slf4j.LoggerFactory;
  * policy, text file reads and writes inside the session's workspace only, anything else with
  * -32601 method not found.
  */
-final class ClientRequests implements AcpConnection.RequestHandler {
+public final class ClientRequests implements AcpConnection.RequestHandler {
   private static final Logger log = LoggerFactory.getLogger(ClientRequests.class);
 
   private final String sessionId;
@@ -26,7 +26,7 @@ final class ClientRequests implements AcpConnection.RequestHandler {
   private final PermissionPolicy policy;
   private final ObjectMapper json;
 
-  ClientRequests(String sessionId, Path workspace, PermissionPolicy policy, ObjectMapper json) {
+  public ClientRequests(String sessionId, Path workspace, PermissionPolicy policy, ObjectMapper json) {
     this.sessionId = sessionId;
     this.workspace = workspace.toAbsolutePath().normalize();
     this.policy = policy;

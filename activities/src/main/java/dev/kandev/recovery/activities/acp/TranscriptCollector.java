@@ -10,14 +10,14 @@ import java.util.List;
  * same kind and message id are one message; a tool call is a message of its own. Only collects
  * between {@link #start()} and {@link #finish()} (a load replay or a prompt turn).
  */
-final class TranscriptCollector {
+public final class TranscriptCollector {
   private final List<TranscriptMessage> messages = new ArrayList<>();
   private boolean collecting;
   private String role;
   private String messageId;
   private StringBuilder text;
 
-  synchronized void start() {
+  public synchronized void start() {
     messages.clear();
     role = null;
     messageId = null;
@@ -25,7 +25,7 @@ final class TranscriptCollector {
     collecting = true;
   }
 
-  synchronized void onUpdate(JsonNode update) {
+  public synchronized void onUpdate(JsonNode update) {
     if (!collecting) {
       return;
     }
@@ -75,7 +75,7 @@ final class TranscriptCollector {
   }
 
   /** Ends collecting and returns the messages, the last one included even if it was cut off. */
-  synchronized List<TranscriptMessage> finish() {
+  public synchronized List<TranscriptMessage> finish() {
     flush();
     collecting = false;
     return List.copyOf(messages);

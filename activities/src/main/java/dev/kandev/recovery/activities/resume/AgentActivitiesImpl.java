@@ -1,9 +1,9 @@
 package dev.kandev.recovery.activities.resume;
 
-import dev.kandev.recovery.activities.acp.AgentHost;
-import dev.kandev.recovery.activities.acp.AgentLaunchException;
-import dev.kandev.recovery.activities.acp.LaunchRequest;
-import dev.kandev.recovery.activities.acp.LaunchResult;
+import dev.kandev.recovery.activities.agent.AgentHost;
+import dev.kandev.recovery.activities.agent.AgentLaunchException;
+import dev.kandev.recovery.activities.agent.LaunchRequest;
+import dev.kandev.recovery.activities.agent.LaunchResult;
 import dev.kandev.recovery.activities.credentials.CredentialBroker;
 import dev.kandev.recovery.activities.credentials.CredentialException;
 import dev.kandev.recovery.activities.credentials.CredentialFailures;
@@ -13,7 +13,6 @@ import dev.kandev.recovery.activities.store.ExecutorsRunningStore;
 import dev.kandev.recovery.activities.store.Fence;
 import dev.kandev.recovery.activities.store.SessionRecord;
 import dev.kandev.recovery.activities.store.SessionStore;
-import dev.kandev.recovery.activities.store.StaleFenceException;
 import dev.kandev.recovery.activities.store.Transactions;
 import dev.kandev.recovery.workflows.FailureType;
 import dev.kandev.recovery.workflows.resume.AgentActivities;
@@ -100,8 +99,6 @@ public final class AgentActivitiesImpl implements AgentActivities {
     } catch (AgentLaunchException e) {
       countLaunch(activity, e.failureClass().type());
       throw e.failureClass().failureType().failure(redact(e.getMessage(), tokens));
-    } catch (StaleFenceException e) {
-      throw FailureType.RESUME_LOCK_LOST.failure(e.getMessage());
     } catch (ActivityCompletionException e) {
       // Cancelled, or the workflow no longer waits: the launch must not leave an agent behind.
       launch.whenComplete((r, t) -> host.stop(sessionId));

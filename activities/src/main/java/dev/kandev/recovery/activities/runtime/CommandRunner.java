@@ -1,6 +1,7 @@
 package dev.kandev.recovery.activities.runtime;
 
 import dev.kandev.recovery.activities.process.OutputTail;
+import dev.kandev.recovery.activities.process.ProcessTrees;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;

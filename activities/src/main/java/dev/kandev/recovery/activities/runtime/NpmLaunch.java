@@ -3,8 +3,8 @@ package dev.kandev.recovery.activities.runtime;
 import static java.nio.file.LinkOption.NOFOLLOW_LINKS;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.kandev.recovery.activities.acp.AgentCommands;
-import dev.kandev.recovery.activities.acp.AgentProfile;
+import dev.kandev.recovery.activities.agent.AgentCommands;
+import dev.kandev.recovery.activities.agent.AgentProfile;
 import dev.kandev.recovery.activities.json.Json;
 import dev.kandev.recovery.workflows.runtime.AgentRuntime;
 import java.io.IOException;

@@ -6,6 +6,7 @@ import dev.kandev.recovery.activities.acp.AcpError;
 import dev.kandev.recovery.activities.acp.AcpHandshake;
 import dev.kandev.recovery.activities.acp.AcpRemoteException;
 import dev.kandev.recovery.activities.process.OutputTail;
+import dev.kandev.recovery.activities.process.ProcessTrees;
 import dev.kandev.recovery.workflows.runtime.ProbeInfo;
 import java.io.IOException;
 import java.time.Duration;

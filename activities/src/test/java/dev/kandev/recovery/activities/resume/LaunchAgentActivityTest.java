@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.kandev.recovery.activities.acp.AcpTimeouts;
-import dev.kandev.recovery.activities.acp.AgentHost;
-import dev.kandev.recovery.activities.acp.AgentHostSettings;
-import dev.kandev.recovery.activities.acp.AgentProfile;
-import dev.kandev.recovery.activities.acp.AgentProfiles;
 import dev.kandev.recovery.activities.acp.PermissionPolicy;
+import dev.kandev.recovery.activities.agent.AgentHost;
+import dev.kandev.recovery.activities.agent.AgentHostSettings;
+import dev.kandev.recovery.activities.agent.AgentProfile;
+import dev.kandev.recovery.activities.agent.AgentProfiles;
 import dev.kandev.recovery.activities.credentials.CredentialBroker;
 import dev.kandev.recovery.activities.credentials.CredentialPolicyResolver;
 import dev.kandev.recovery.activities.credentials.GitCredentialEnvironment;
@@ -78,7 +78,7 @@ class LaunchAgentActivityTest {
     var executors = new ExecutorsRunningStore();
     host = new AgentHost(new AgentHostSettings("test-host", "worker-1",
         AgentProfiles.of(heldAgent), AcpTimeouts.defaults().withInitialize(INITIALIZE_TIMEOUT), PermissionPolicy.REJECT,
-        AgentHostSettings.inheritedFrom(System.getenv())),
+        AgentHostSettings.inheritedFrom(System.getenv()), AgentProfile::argv),
         db.transactions(), new SessionIdentityStore(), executors, new TranscriptStore());
     temporal = TestActivityEnvironment.newInstance();
     temporal.registerActivitiesImplementations(new AgentActivitiesImpl(host, db.transactions(),

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.kandev.recovery.activities.acp.AgentProfile;
+import dev.kandev.recovery.activities.agent.AgentProfile;
 import dev.kandev.recovery.activities.json.Json;
 import dev.kandev.recovery.activities.testing.FileTreeSnapshot;
 import dev.kandev.recovery.activities.testing.NpmSandbox;

@@ -5,6 +5,7 @@ import dev.kandev.recovery.activities.acp.AcpError;
 import dev.kandev.recovery.activities.acp.AcpHandshake;
 import dev.kandev.recovery.activities.acp.AcpRemoteException;
 import dev.kandev.recovery.activities.json.Json;
+import dev.kandev.recovery.activities.process.ProcessTrees;
 import dev.kandev.recovery.activities.testing.LocalNpmRegistry;
 import dev.kandev.recovery.activities.testing.NpmSandbox;
 import dev.kandev.recovery.activities.testing.TestAgentPackage;

@@ -1,6 +1,6 @@
 package dev.kandev.recovery.activities.testing;
 
-import dev.kandev.recovery.activities.acp.AgentProfile;
+import dev.kandev.recovery.activities.agent.AgentProfile;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

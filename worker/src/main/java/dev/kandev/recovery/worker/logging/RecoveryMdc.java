@@ -21,7 +21,7 @@ public final class RecoveryMdc {
   private RecoveryMdc() {}
 
   /** The MDC entry a workflow id names: its session ({@code resume-session-<id>}) or agent ({@code runtime-update-<id>}). */
-  static Optional<String[]> subjectOf(String workflowId) {
+  public static Optional<String[]> subjectOf(String workflowId) {
     if (workflowId == null) {
       return Optional.empty();
     }

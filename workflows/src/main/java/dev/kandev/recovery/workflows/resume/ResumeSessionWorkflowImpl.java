@@ -11,13 +11,12 @@ import dev.kandev.recovery.workflows.HostWait;
 import dev.kandev.recovery.workflows.InvalidRequest;
 import dev.kandev.recovery.workflows.RecoveryIds;
 import dev.kandev.recovery.workflows.RecoveryTaskQueue;
+import dev.kandev.recovery.workflows.WorkflowFailures;
 import dev.kandev.recovery.workflows.model.SessionState;
-import io.temporal.api.enums.v1.TimeoutType;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
 import io.temporal.failure.CanceledFailure;
 import io.temporal.failure.TemporalFailure;
-import io.temporal.failure.TimeoutFailure;
 import io.temporal.workflow.Saga;
 import io.temporal.workflow.Workflow;
 import io.temporal.workflow.WorkflowInfo;
@@ -142,12 +141,12 @@ public class ResumeSessionWorkflowImpl implements ResumeSessionWorkflow {
       return new ResumeResult(sessionId, context.taskId(), outcome, finalState, launched.providerSessionId(), launched.loaded());
     } catch (ActivityFailure | CanceledFailure failure) {
       ResumeStep failedStep = step;
-      attempt.launchNeverStarted = failedStep == ResumeStep.LAUNCH_AGENT && isScheduleToStartTimeout(failure);
-      String type = attempt.launchNeverStarted ? FailureType.AGENT_HOST_UNAVAILABLE.type() : failureType(failure);
+      attempt.launchNeverStarted = failedStep == ResumeStep.LAUNCH_AGENT && WorkflowFailures.isScheduleToStartTimeout(failure);
+      String type = attempt.launchNeverStarted ? FailureType.AGENT_HOST_UNAVAILABLE.type() : WorkflowFailures.type(failure);
       String cause = attempt.launchNeverStarted
           ? "no worker of host " + attempt.agents.host() + " took the launch within " + attempt.agents.hostWait().toSeconds()
               + " s (the host's worker is down, or busy with more launches than its cap); nothing was launched"
-          : failureMessage(failure);
+          : WorkflowFailures.message(failure);
       attempt.errorMessage = "resume failed at " + failedStep + " (" + type + "): " + attempt.lostConversation() + cause;
       note(attempt.errorMessage);
       if (attempt.context != null) {
@@ -234,7 +233,7 @@ public class ResumeSessionWorkflowImpl implements ResumeSessionWorkflow {
     try {
       attempt.agents.stopper().stopAgent(sessionId);
     } catch (ActivityFailure failure) {
-      if (!isScheduleToStartTimeout(failure)) {
+      if (!WorkflowFailures.isScheduleToStartTimeout(failure)) {
         throw failure;
       }
       note("COMPENSATE: host " + attempt.agents.host() + " did not take the stop; withdrawing the launch");
@@ -305,31 +304,6 @@ public class ResumeSessionWorkflowImpl implements ResumeSessionWorkflow {
         .counter("kandev_resumes").inc(1);
     Workflow.getMetricsScope().tagged(Map.of("outcome", outcome)).timer("kandev_resume_duration")
         .record(com.uber.m3.util.Duration.ofMillis(Workflow.currentTimeMillis() - startedAtMillis));
-  }
-
-  private static String failureType(TemporalFailure failure) {
-    Throwable cause = failure instanceof ActivityFailure ? failure.getCause() : failure;
-    if (cause instanceof ApplicationFailure application) {
-      return application.getType();
-    }
-    if (cause instanceof TimeoutFailure timeout) {
-      return FailureType.ofTimeout(timeout.getTimeoutType());
-    }
-    if (cause instanceof CanceledFailure) {
-      return FailureType.CANCELLED.type();
-    }
-    // A fault outside the catalogue (e.g. a failure of the server itself).
-    return cause == null ? "UNKNOWN" : cause.getClass().getSimpleName();
-  }
-
-  private static boolean isScheduleToStartTimeout(TemporalFailure failure) {
-    return failure instanceof ActivityFailure && failure.getCause() instanceof TimeoutFailure timeout
-        && timeout.getTimeoutType() == TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_START;
-  }
-
-  private static String failureMessage(TemporalFailure failure) {
-    Throwable cause = failure instanceof ActivityFailure && failure.getCause() != null ? failure.getCause() : failure;
-    return cause instanceof TemporalFailure temporal ? temporal.getOriginalMessage() : String.valueOf(cause.getMessage());
   }
 
   private void describe(ResumeContext context) {

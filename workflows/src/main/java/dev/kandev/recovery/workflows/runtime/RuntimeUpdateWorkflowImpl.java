@@ -2,17 +2,15 @@ package dev.kandev.recovery.workflows.runtime;
 
 import dev.kandev.recovery.workflows.ExpectedFailures;
 import dev.kandev.recovery.workflows.FailureType;
+import dev.kandev.recovery.workflows.HostWait;
 import dev.kandev.recovery.workflows.InvalidRequest;
 import dev.kandev.recovery.workflows.RecoveryIds;
 import dev.kandev.recovery.workflows.RecoverySearchAttributes;
 import dev.kandev.recovery.workflows.RecoveryTaskQueue;
-import dev.kandev.recovery.workflows.HostWait;
+import dev.kandev.recovery.workflows.WorkflowFailures;
 import io.temporal.activity.ActivityOptions;
-import io.temporal.api.enums.v1.TimeoutType;
-import io.temporal.common.RetryOptions;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
-import io.temporal.failure.TimeoutFailure;
 import io.temporal.workflow.Workflow;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -46,42 +44,14 @@ public final class RuntimeUpdateWorkflowImpl implements RuntimeUpdateWorkflow {
   private RepairResult repair = RepairResult.NOT_RUN;
   private String error = "";
 
-  /** The production catalogue. */
-  public RuntimeUpdateWorkflowImpl() {
-    this(BuiltInAgents.KANDEV);
-  }
-
-  public RuntimeUpdateWorkflowImpl(BuiltInAgents catalogue) {
-    this(catalogue, HostWait.DEFAULT);
-  }
-
   /** @param hostWait how long an npm step waits for a worker of the requested host */
   public RuntimeUpdateWorkflowImpl(BuiltInAgents catalogue, Duration hostWait) {
     this.catalogue = catalogue;
     this.hostWait = HostWait.validated(hostWait);
   }
 
-  // The npm steps: Temporal must never add attempts of its own.
-  private static ActivityOptions step(Duration startToClose, String summary) {
-    return ActivityOptions.newBuilder()
-        .setStartToCloseTimeout(startToClose)
-        .setRetryOptions(RetryOptions.newBuilder().setMaximumAttempts(1).build())
-        .setSummary(summary)
-        .build();
-  }
-
   private final RuntimeUpdateActivities store =
-      Workflow.newActivityStub(
-          RuntimeUpdateActivities.class,
-          ActivityOptions.newBuilder()
-              .setStartToCloseTimeout(Duration.ofSeconds(30))
-              .setRetryOptions(RetryOptions.newBuilder()
-                  .setInitialInterval(Duration.ofMillis(500))
-                  .setMaximumInterval(Duration.ofSeconds(10))
-                  .setMaximumAttempts(20)
-                  .build())
-              .setSummary("save job record")
-              .build());
+      Workflow.newActivityStub(RuntimeUpdateActivities.class, RuntimeUpdateActivityOptions.STORE);
 
   @Override
   public RuntimeUpdateResult update(RuntimeUpdateRequest request) {
@@ -261,17 +231,15 @@ public final class RuntimeUpdateWorkflowImpl implements RuntimeUpdateWorkflow {
   }
 
   private RuntimeUpdateActivities stub(Duration startToClose, String summary) {
-    ActivityOptions options = step(startToClose, summary);
-    if (stepQueue != null) {
-      options = ActivityOptions.newBuilder(options).setTaskQueue(stepQueue).setScheduleToStartTimeout(hostWait).build();
-    }
+    ActivityOptions options = stepQueue == null
+        ? RuntimeUpdateActivityOptions.step(startToClose, summary)
+        : RuntimeUpdateActivityOptions.stepOn(stepQueue, hostWait, startToClose, summary);
     return Workflow.newActivityStub(RuntimeUpdateActivities.class, options);
   }
 
   /** A step no worker of the requested host took in time ends the job: nothing ran there. */
   private void requireHost(ActivityFailure e, AgentRuntime agent, RuntimeUpdateRequest request) {
-    if (e.getCause() instanceof TimeoutFailure timeout
-        && timeout.getTimeoutType() == TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_START) {
+    if (WorkflowFailures.isScheduleToStartTimeout(e)) {
       throw terminal(agent, request, "no worker of host " + request.host() + " took the step within "
           + hostWait.toSeconds() + " s (the host's worker is down)", FailureType.AGENT_HOST_UNAVAILABLE, e);
     }
@@ -297,7 +265,7 @@ public final class RuntimeUpdateWorkflowImpl implements RuntimeUpdateWorkflow {
   }
 
   private static String message(ActivityFailure e) {
-    Throwable cause = e.getCause() != null ? e.getCause() : e;
+    Throwable cause = WorkflowFailures.cause(e);
     String text = cause instanceof ApplicationFailure app ? app.getOriginalMessage() : cause.getMessage();
     return text == null ? cause.getClass().getSimpleName() : text;
   }

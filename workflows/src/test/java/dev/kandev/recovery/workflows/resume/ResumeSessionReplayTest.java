@@ -1,17 +1,6 @@
 package dev.kandev.recovery.workflows.resume;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
-import dev.kandev.recovery.workflows.client.RecoveryDataConverter;
-import io.temporal.client.WorkflowClientOptions;
-import io.temporal.common.WorkflowExecutionHistory;
-import io.temporal.testing.TestEnvironmentOptions;
-import io.temporal.testing.TestWorkflowEnvironment;
-import io.temporal.testing.WorkflowReplayer;
-import io.temporal.worker.Worker;
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
+import dev.kandev.recovery.workflows.testing.HistoryReplay;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -23,22 +12,16 @@ import org.junit.jupiter.params.provider.ValueSource;
  * {@code Workflow.getVersion} branch or a deliberate re-recording.
  */
 class ResumeSessionReplayTest {
-  private TestWorkflowEnvironment env;
-  private Worker worker;
+  private HistoryReplay replay;
 
-  /** A worker as production builds it: the contract's data converter. */
   @BeforeEach
   void worker() {
-    env = TestWorkflowEnvironment.newInstance(TestEnvironmentOptions.newBuilder()
-        .setWorkflowClientOptions(WorkflowClientOptions.newBuilder().setDataConverter(RecoveryDataConverter.INSTANCE).build())
-        .build());
-    worker = env.newWorker("replay");
-    worker.registerWorkflowImplementationTypes(ResumeSessionWorkflowImpl.class);
+    replay = new HistoryReplay(worker -> worker.registerWorkflowImplementationTypes(ResumeSessionWorkflowImpl.class));
   }
 
   @AfterEach
   void close() {
-    env.close();
+    replay.close();
   }
 
   @ParameterizedTest
@@ -55,16 +38,6 @@ class ResumeSessionReplayTest {
     "local-steps-resume-dev-killed-during-launch", "local-steps-resume-on-host", "local-steps-resume-host-unavailable"
   })
   void recordedHistoryReplaysDeterministically(String name) throws Exception {
-    WorkflowExecutionHistory history = WorkflowExecutionHistory.fromJson(resource("/histories/" + name + ".json"));
-    assertThat(history.getEvents()).isNotEmpty();
-
-    WorkflowReplayer.replayWorkflowExecution(history, worker);
-  }
-
-  private static String resource(String path) throws IOException {
-    try (InputStream in = ResumeSessionReplayTest.class.getResourceAsStream(path)) {
-      assertThat(in).as(path).isNotNull();
-      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-    }
+    replay.replay(name);
   }
 }

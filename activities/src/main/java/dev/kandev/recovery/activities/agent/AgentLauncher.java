@@ -1,0 +1,132 @@
+package dev.kandev.recovery.activities.agent;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.kandev.recovery.activities.acp.ClientRequests;
+import dev.kandev.recovery.activities.store.SessionIdentity;
+import dev.kandev.recovery.activities.store.SessionIdentityStore;
+import dev.kandev.recovery.activities.store.Transactions;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Launches a session's agent on this worker: stops the one it may still run, starts the child with
+ * its environment built from nothing, records the execution, has {@link SessionHandshake} bring it
+ * to serve the session, and hands it to the {@link AgentRegistry} only if the launch still owns the
+ * session then. A launch never leaves an agent that nobody owns.
+ */
+final class AgentLauncher {
+  private static final Logger log = LoggerFactory.getLogger(AgentLauncher.class);
+
+  private final AgentHostSettings settings;
+  private final AgentRegistry registry;
+  private final AgentExecutions executions;
+  private final Transactions transactions;
+  private final SessionIdentityStore identities;
+  private final SessionHandshake handshake;
+  private final LaunchFailures failures;
+  private final ObjectMapper json;
+
+  AgentLauncher(
+      AgentHostSettings settings, AgentRegistry registry, AgentExecutions executions, Transactions transactions,
+      SessionIdentityStore identities,
+      SessionHandshake handshake, LaunchFailures failures, ObjectMapper json) {
+    this.settings = settings;
+    this.registry = registry;
+    this.executions = executions;
+    this.transactions = transactions;
+    this.identities = identities;
+    this.handshake = handshake;
+    this.failures = failures;
+    this.json = json;
+  }
+
+  /** See {@link AgentHost#launch}. */
+  LaunchResult launch(LaunchRequest request) {
+    return registry.launching(request.sessionId(), () -> launchLocked(request));
+  }
+
+  private LaunchResult launchLocked(LaunchRequest request) {
+    String sessionId = request.sessionId();
+    AgentProfile profile;
+    try {
+      profile = settings.profiles().get(request.agentId());
+    } catch (IllegalArgumentException e) {
+      throw LaunchFailures.startFailed(e.getMessage(), e);
+    }
+    if (registry.isClosed()) {
+      throw LaunchFailures.startFailed("this worker is stopping; no agent was started for session " + sessionId, null);
+    }
+    SessionIdentity identity =
+        transactions.inTransaction("read the identity of session " + sessionId, h -> identities.read(h, sessionId));
+    registry.stop(sessionId);
+
+    RunningAgent agent = start(request, profile);
+    try {
+      SessionHandshake.Served served =
+          handshake.run(agent, identity, request.workspace().toAbsolutePath().normalize(), request.fence());
+      takeOver(agent, request);
+      log.info("session {}: agent {} {} serves provider session {} ({}, {} messages replayed)",
+          sessionId, served.agent().name(), served.agent().version(), agent.providerSessionId(),
+          served.loaded() ? "loaded" : "new", served.replayedMessages());
+      return new LaunchResult(agent.providerSessionId(), served.loaded(), agent.process.pid(), agent.executionId,
+          served.agent().name(), served.agent().version(), served.replayedMessages());
+    } catch (AgentLaunchException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      failures.abort(agent, "launch failed: " + e.getMessage());
+      throw e;
+    }
+  }
+
+  /** Starts the child and records it as the session's current execution. */
+  private RunningAgent start(LaunchRequest request, AgentProfile profile) {
+    String sessionId = request.sessionId();
+    String executionId = UUID.randomUUID().toString();
+    Path workspace = request.workspace().toAbsolutePath().normalize();
+    Map<String, String> env = AgentEnvironment.build(settings.inheritedEnvironment(), profile.env(), request.extraEnv());
+    List<String> argv = settings.commands().argv(profile);
+    AgentProcess process;
+    try {
+      process = AgentProcess.start(sessionId, argv, profile.workingDirectoryFor(workspace), env,
+          settings.inheritedEnvironment().get("PATH"), settings.timeouts().spawn());
+    } catch (IOException | TimeoutException e) {
+      AgentLaunchException failure = LaunchFailures.startFailed(
+          "could not start agent '" + profile.agentId() + "' " + argv + " in "
+              + profile.workingDirectoryFor(workspace) + ": " + e.getMessage(), e);
+      executions.startFailed(sessionId, executionId, failure.getMessage());
+      throw failure;
+    }
+    try {
+      executions.starting(sessionId, executionId, process.pid());
+    } catch (RuntimeException e) {
+      process.kill();
+      throw e;
+    }
+    registry.launchStarted(sessionId, process);
+    log.info("session {}: started agent '{}' pid {} execution {}", sessionId, profile.agentId(), process.pid(), executionId);
+    return new RunningAgent(sessionId, executionId, process,
+        AgentEnvironment.secretValues(profile.env(), request.extraEnv()),
+        new ClientRequests(sessionId, workspace, settings.permissions(), json), json);
+  }
+
+  /** Makes the agent the session's running one, unless the launch lost the session meanwhile. */
+  private void takeOver(RunningAgent agent, LaunchRequest request) {
+    if (!executions.running(agent.sessionId, agent.executionId, request.fence())) {
+      // The resume gave up on this launch while it ran (e.g. this worker stalled past the
+      // heartbeat timeout and the resume was compensated elsewhere), or a later launch serves the
+      // session now: this late result must not take the session over.
+      String why = "the resume that asked for it gave up on it or a later launch took its place";
+      throw failures.abandoned(agent, why, why);
+    }
+    if (!registry.register(agent)) {
+      // The worker began stopping during the handshake: nobody would ever stop this agent.
+      throw failures.abandoned(agent, "the worker stopped during the launch", "this worker stopped while it launched the agent");
+    }
+  }
+}

@@ -1,0 +1,98 @@
+package dev.kandev.recovery.activities.agent;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.kandev.recovery.activities.acp.AcpTimeouts;
+import dev.kandev.recovery.activities.acp.PermissionPolicy;
+import dev.kandev.recovery.activities.store.ExecutorRecord;
+import dev.kandev.recovery.activities.store.ExecutorsRunningStore;
+import dev.kandev.recovery.activities.store.Fence;
+import dev.kandev.recovery.activities.store.SessionIdentity;
+import dev.kandev.recovery.activities.store.SessionIdentityStore;
+import dev.kandev.recovery.activities.store.TranscriptStore;
+import dev.kandev.recovery.activities.testing.TestDatabase;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import org.jdbi.v3.core.Handle;
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+
+/**
+ * Shared setup of the ACP tests: an {@link AgentHost} on the test database with short timeouts. A
+ * JUnit extension registered after the {@link TestDatabase} it uses
+ * ({@code @RegisterExtension @Order(2) final AcpHarness harness = new AcpHarness(db);}); a test
+ * starts the host with the profiles it needs, and the extension stops it (and its agents) after
+ * the test, before the schema is dropped.
+ */
+final class AcpHarness implements AfterEachCallback {
+  static final String HOST = "test-host";
+  static final String INSTANCE = "worker-1";
+  static final AcpTimeouts TIMEOUTS =
+      new AcpTimeouts(Duration.ofSeconds(10), Duration.ofSeconds(15), Duration.ofSeconds(15),
+          Duration.ofSeconds(15), Duration.ofSeconds(3));
+  static final Duration TURN_TIMEOUT = Duration.ofSeconds(30);
+
+  final TestDatabase db;
+  final SessionIdentityStore identities = new SessionIdentityStore();
+  final ExecutorsRunningStore executors = new ExecutorsRunningStore();
+  final TranscriptStore transcripts = new TranscriptStore();
+  /** The host {@link #start} made, and its prompt turns. */
+  AgentHost host;
+  PromptTurns turns;
+
+  AcpHarness(TestDatabase db) {
+    this.db = db;
+  }
+
+  /** Starts a host with these profiles, timeouts and permission policy (stopping the previous one). */
+  AcpHarness start(AgentProfiles profiles, AcpTimeouts timeouts, PermissionPolicy policy) {
+    return start(profiles, timeouts, policy, AgentProfile::argv);
+  }
+
+  /** The same, with {@code commands} deciding what a profile's launch runs. */
+  AcpHarness start(AgentProfiles profiles, AcpTimeouts timeouts, PermissionPolicy policy, AgentCommands commands) {
+    close();
+    host = new AgentHost(new AgentHostSettings(HOST, INSTANCE, profiles, timeouts, policy,
+        AgentHostSettings.inheritedFrom(System.getenv()), commands), db.transactions(), identities, executors, transcripts);
+    turns = new PromptTurns(host, db.transactions(), TURN_TIMEOUT, timeouts.stopGrace());
+    return this;
+  }
+
+  /** Starts a host with one profile, the short timeouts and the allow-all policy. */
+  AcpHarness start(AgentProfile profile) {
+    return start(AgentProfiles.of(profile), TIMEOUTS, PermissionPolicy.ALLOW);
+  }
+
+  LaunchResult launch(String sessionId, Path workspace) {
+    return launch(sessionId, workspace, Map.of());
+  }
+
+  LaunchResult launch(String sessionId, Path workspace, Map<String, String> credentials) {
+    return host.launch(new LaunchRequest(sessionId, "test-agent", workspace, credentials, Fence.none()));
+  }
+
+  void assertTokenUnchanged(String sessionId, String token) {
+    assertThat(db.tx((Handle h) -> identities.read(h, sessionId))).isEqualTo(new SessionIdentity(token, token));
+  }
+
+  ExecutorRecord executor(String sessionId) {
+    return db.tx(h -> executors.find(h, sessionId)).orElseThrow();
+  }
+
+  long messages(String sessionId) {
+    return db.fixtures().count("SELECT count(*) FROM session_messages WHERE session_id = ?", sessionId);
+  }
+
+  /** Stops the host and its agents. */
+  void close() {
+    if (host != null) {
+      host.close();
+    }
+  }
+
+  @Override
+  public void afterEach(ExtensionContext context) {
+    close();
+  }
+}

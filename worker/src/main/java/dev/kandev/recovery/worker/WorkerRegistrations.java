@@ -1,0 +1,16 @@
+package dev.kandev.recovery.worker;
+
+import dev.kandev.recovery.worker.limits.LaunchSlots;
+import io.temporal.worker.Worker;
+import java.util.List;
+import java.util.function.Consumer;
+
+/**
+ * What the Temporal workers of one process register, as {@link Components} built it.
+ *
+ * @param host the executor host whose queues the worker polls besides the shared one
+ * @param workflows registers the workflow implementations on the shared queue's worker
+ * @param activities one implementation of each activity interface
+ * @param launchSlots the launch queue's activity slots: the launch cap
+ */
+public record WorkerRegistrations(String host, Consumer<Worker> workflows, List<Object> activities, LaunchSlots launchSlots) {}

@@ -1,0 +1,81 @@
+package dev.kandev.recovery.worker.cli;
+
+import dev.kandev.recovery.worker.config.Settings;
+import dev.kandev.recovery.worker.temporal.TemporalUnreachableException;
+import java.io.PrintWriter;
+import java.net.ConnectException;
+import java.net.UnknownHostException;
+import java.sql.SQLException;
+import picocli.CommandLine.IExecutionExceptionHandler;
+import picocli.CommandLine.ParseResult;
+import picocli.CommandLine;
+
+/**
+ * What a command that failed prints: an unreachable Temporal or PostgreSQL, or a bad setting, is one
+ * line on stderr naming the address and what to start or set; anything else keeps its stack trace.
+ */
+public final class CliErrors implements IExecutionExceptionHandler {
+  @Override
+  public int handleExecutionException(Exception e, CommandLine command, ParseResult parseResult) {
+    PrintWriter err = command.getErr();
+    String name = command.getCommandSpec().qualifiedName();
+    if (e instanceof TemporalUnreachableException) {
+      err.println(name + ": " + e.getMessage());
+      return ExitCodes.TEMPORAL_UNREACHABLE;
+    }
+    if (databaseUnreachable(e)) {
+      err.println(name + ": cannot reach PostgreSQL at " + databaseUrl() + ": " + rootMessage(e)
+          + ". Start PostgreSQL there (scripts/setup does), or set KANDEV_DB_URL (and KANDEV_DB_USER, KANDEV_DB_PASSWORD)");
+      return ExitCodes.DATABASE_UNREACHABLE;
+    }
+    if (e instanceof IllegalArgumentException && isSettingsError(e)) {
+      err.println(name + ": " + e.getMessage());
+      return ExitCodes.USAGE;
+    }
+    e.printStackTrace(err);
+    return ExitCodes.ERROR;
+  }
+
+  /** PostgreSQL refused or was not found: a connection-class SQL state (08…) or a refused socket under an SQL error. */
+  private static boolean databaseUnreachable(Throwable e) {
+    boolean sql = false;
+    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof SQLException s) {
+        sql = true;
+        if (s.getSQLState() != null && s.getSQLState().startsWith("08")) {
+          return true;
+        }
+      }
+      if (sql && (t instanceof ConnectException || t instanceof UnknownHostException)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Settings are read from the environment; their errors name the variable. */
+  private static boolean isSettingsError(Throwable e) {
+    for (StackTraceElement frame : e.getStackTrace()) {
+      if (frame.getClassName().equals(Settings.class.getName())) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static String databaseUrl() {
+    try {
+      return Settings.fromEnvironment().database().url();
+    } catch (RuntimeException e) {
+      return "(KANDEV_DB_URL)";
+    }
+  }
+
+  private static String rootMessage(Throwable e) {
+    Throwable root = e;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    return String.valueOf(root.getMessage());
+  }
+}

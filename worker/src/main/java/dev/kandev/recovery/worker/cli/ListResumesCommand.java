@@ -1,0 +1,77 @@
+package dev.kandev.recovery.worker.cli;
+
+import dev.kandev.recovery.worker.config.Settings;
+import dev.kandev.recovery.worker.temporal.TemporalConnection;
+import dev.kandev.recovery.workflows.client.ResumeClient;
+import dev.kandev.recovery.workflows.client.ResumeFilter;
+import dev.kandev.recovery.workflows.client.ResumeSummary;
+import java.io.PrintStream;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.format.DateTimeFormatter;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code resumes [--session S] [--task T] [--outcome O] [--running]}: lists resumes from Temporal's visibility store. */
+@Command(
+    name = "resumes",
+    mixinStandardHelpOptions = true,
+    description = {"List resumes, newest first, from Temporal's visibility store (a query on the search attributes).",
+        "Environment: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TEMPORAL_TLS, TEMPORAL_TLS_*,",
+        "TEMPORAL_PROFILE, TEMPORAL_CONFIG_FILE, KANDEV_TASK_QUEUE."})
+public final class ListResumesCommand implements Callable<Integer> {
+  private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss").withZone(ZoneId.systemDefault());
+
+  @Option(names = "--session", paramLabel = "S", description = "Only resumes of this session (KandevSessionId).")
+  String sessionId;
+
+  @Option(names = "--task", paramLabel = "T", description = "Only resumes of sessions of this task (KandevTaskId).")
+  String taskId;
+
+  @Option(names = "--outcome", paramLabel = "O",
+      description = "Only resumes with this outcome (KandevOutcome): RESUMED, STARTED_FRESH, FAILED, REJECTED, CANCELLED.")
+  String outcome;
+
+  @Option(names = "--running", description = "Only resumes that still run.")
+  boolean running;
+
+  @Option(names = "--limit", defaultValue = "50", description = "At most this many (default: ${DEFAULT-VALUE}).")
+  int limit;
+
+  @Override
+  public Integer call() {
+    ResumeFilter filter;
+    try {
+      filter = new ResumeFilter(sessionId, taskId, outcome, running);
+    } catch (IllegalArgumentException e) {
+      System.err.println("resumes: " + e.getMessage());
+      return 2;
+    }
+    Settings settings = Settings.fromEnvironment();
+    try (TemporalConnection temporal = TemporalConnection.open(settings)) {
+      print(new ResumeClient(temporal.client, settings.taskQueue()).list(filter, limit), System.out);
+    }
+    return 0;
+  }
+
+  static void print(List<ResumeSummary> resumes, PrintStream out) {
+    String format = "%-36s  %-36s  %-10s  %-13s  %-27s  %-19s  %-19s%n";
+    out.printf(format, "WORKFLOW ID", "RUN ID", "STATUS", "OUTCOME", "STEP", "STARTED", "CLOSED");
+    for (ResumeSummary r : resumes) {
+      out.printf(format, r.workflowId(), r.runId(), r.status(), orDash(r.outcome()), orDash(r.step()), time(r.started()),
+          time(r.closed()));
+    }
+    out.printf("%d resume(s)%n", resumes.size());
+  }
+
+  private static String time(Instant instant) {
+    return instant == null ? "-" : TIME.format(instant);
+  }
+
+  private static String orDash(String value) {
+    return Objects.requireNonNullElse(value, "-");
+  }
+}

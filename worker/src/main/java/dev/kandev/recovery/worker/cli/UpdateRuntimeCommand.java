@@ -1,0 +1,85 @@
+package dev.kandev.recovery.worker.cli;
+
+import dev.kandev.recovery.worker.config.Settings;
+import dev.kandev.recovery.worker.temporal.TemporalConnection;
+import dev.kandev.recovery.workflows.client.InvalidRequestException;
+import dev.kandev.recovery.workflows.client.RuntimeUpdateClient;
+import dev.kandev.recovery.workflows.runtime.RuntimeUpdateRequest;
+import dev.kandev.recovery.workflows.runtime.RuntimeUpdateResult;
+import dev.kandev.recovery.workflows.runtime.RuntimeUpdateStatus;
+import java.io.PrintStream;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * Starts (or attaches to) the runtime update of one built-in agent, prints its progress lines as
+ * they come and the outcome. Exit code 0 on success, 1 when the job failed, 2 when the request was
+ * refused before anything started.
+ */
+@Command(
+    name = "update-runtime",
+    mixinStandardHelpOptions = true,
+    description = "Update the managed npm runtime of a built-in agent (RuntimeUpdateWorkflow) and show its progress.",
+    footer = {"", "Environment: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TEMPORAL_TLS, TEMPORAL_TLS_*,",
+        "TEMPORAL_PROFILE, TEMPORAL_CONFIG_FILE, KANDEV_TASK_QUEUE, KANDEV_HOST.",
+        "Exit codes: 0 updated, 1 the update failed, 2 usage, 4 unexpected error, 5 Temporal unreachable."})
+public final class UpdateRuntimeCommand implements Callable<Integer> {
+  @Spec CommandSpec spec;
+
+  @Parameters(index = "0", paramLabel = "AGENT", description = "Built-in agent id, e.g. opencode-acp.")
+  String agentId;
+
+  @Option(names = "--requested-by", description = "Recorded in the job. Default: cli:$USER.")
+  String requestedBy;
+
+  @Option(names = "--host", description = "The executor host whose runtime is updated (its workers run the npm steps)."
+      + " Default: KANDEV_HOST, else this machine's name.")
+  String host;
+
+  @Option(names = "--timeout", defaultValue = "15m",
+      description = "How long to follow the job: seconds, 90s, 15m, 2h or ISO-8601. Default: ${DEFAULT-VALUE}.")
+  Duration timeout;
+
+  @Override
+  public Integer call() throws Exception {
+    CliIds.requireValid(spec, "AGENT", agentId);
+    Settings settings = Settings.fromEnvironment();
+    try (TemporalConnection temporal = TemporalConnection.open(settings)) {
+      String who = requestedBy != null ? requestedBy : "cli:" + System.getProperty("user.name", "unknown");
+      RuntimeUpdateRequest request = new RuntimeUpdateRequest(agentId, who, host != null ? host : settings.host());
+      return follow(new RuntimeUpdateClient(temporal.client, settings.taskQueue()), request, timeout, System.out);
+    }
+  }
+
+  /** The CLI's behaviour on a given client, so tests can drive it against a test environment. */
+  public static int follow(RuntimeUpdateClient client, RuntimeUpdateRequest request, Duration timeout, PrintStream out)
+      throws Exception {
+    RuntimeUpdateClient.Job job;
+    try {
+      job = client.start(request);
+    } catch (InvalidRequestException e) {
+      out.printf("refused [%s]: %s%n", e.type(), e.getMessage());
+      return 2;
+    }
+    out.printf("runtime update %s (run %s)%n", job.workflowId(), job.runId());
+    RuntimeUpdateResult result = job.follow(out::println, Duration.ofMillis(300), timeout);
+    out.println(outcomeLine(result));
+    return result.status() == RuntimeUpdateStatus.SUCCEEDED ? 0 : 1;
+  }
+
+  /** The last line: the outcome, the update attempts and what the repair really did. */
+  public static String outcomeLine(RuntimeUpdateResult result) {
+    if (result.status() == RuntimeUpdateStatus.SUCCEEDED) {
+      return "SUCCEEDED: %s %s (ACP protocol %d), %d update attempt(s), repair: %s".formatted(
+          result.probe().agentName(), result.probe().agentVersion(), result.probe().protocolVersion(),
+          result.attempts(), result.repair().describe());
+    }
+    return "FAILED [%s]: %s (%d update attempt(s), repair: %s)".formatted(
+        result.errorType(), result.error(), result.attempts(), result.repair().describe());
+  }
+}

@@ -1,0 +1,86 @@
+package dev.kandev.recovery.worker.interceptors;
+
+import io.temporal.activity.ActivityExecutionContext;
+import io.temporal.common.interceptors.ActivityInboundCallsInterceptor;
+import io.temporal.common.interceptors.ActivityInboundCallsInterceptorBase;
+import io.temporal.common.interceptors.WorkerInterceptorBase;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/**
+ * A test hook, off unless the JVM runs with {@code -D}{@value #PROPERTY}{@code =<file>}: freezes the
+ * activity (or local activity) named in the file for a session, right before it runs or right after
+ * it returned (its effect committed, its result not yet reported), prints {@code FROZEN <session>
+ * <ActivityType> <before|after>} and waits until the process is killed. Black-box crash tests use it
+ * to SIGKILL a worker at an exact step of a resume. Each line of the file: {@code <sessionId>
+ * <ActivityType> <before|after>}; the file is read at each activity, so a test may write it late.
+ */
+public final class StepFreezeInterceptor extends WorkerInterceptorBase {
+  public static final String PROPERTY = "kandev.testing.freezeSteps";
+
+  private final Path file;
+
+  private StepFreezeInterceptor(Path file) {
+    this.file = file;
+  }
+
+  /** The hook if {@value #PROPERTY} names a file. */
+  public static Optional<StepFreezeInterceptor> fromSystemProperty() {
+    return Optional.ofNullable(System.getProperty(PROPERTY)).map(Path::of).map(StepFreezeInterceptor::new);
+  }
+
+  private Set<String> points() {
+    try {
+      return !Files.exists(file) ? Set.of() : Files.readAllLines(file).stream()
+          .map(String::trim).filter(line -> !line.isEmpty()).map(line -> String.join(" ", line.split("\\s+")))
+          .collect(Collectors.toUnmodifiableSet());
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read the steps to freeze at from " + file, e);
+    }
+  }
+
+  @Override
+  public ActivityInboundCallsInterceptor interceptActivity(ActivityInboundCallsInterceptor next) {
+    return new ActivityInboundCallsInterceptorBase(next) {
+      private String activityType = "";
+
+      @Override
+      public void init(ActivityExecutionContext context) {
+        activityType = context.getInfo().getActivityType();
+        super.init(context);
+      }
+
+      @Override
+      public ActivityOutput execute(ActivityInput input) {
+        Object[] arguments = input.getArguments();
+        String session = arguments.length > 0 && arguments[0] instanceof String id ? id : "";
+        String point = session + " " + activityType;
+        freezeIfAsked(point + " before");
+        ActivityOutput output = super.execute(input);
+        freezeIfAsked(point + " after");
+        return output;
+      }
+    };
+  }
+
+  private void freezeIfAsked(String point) {
+    if (!points().contains(point)) {
+      return;
+    }
+    System.out.println("FROZEN " + point);
+    System.out.flush();
+    try {
+      while (true) {
+        Thread.sleep(Long.MAX_VALUE);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("frozen at " + point + " until the process is killed; it was stopped instead", e);
+    }
+  }
+}

@@ -1,0 +1,70 @@
+package dev.kandev.recovery.worker.recovery;
+
+import java.io.IOException;
+import java.io.Reader;
+import java.io.UncheckedIOException;
+import java.io.Writer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.Properties;
+
+/**
+ * The process of the same command ({@code dev.pid}, {@code worker.pid}) that ran before this one
+ * with the same state folder, as it recorded itself there: its pid, the instant its process started, its worker instance and host. A
+ * process that died (SIGKILL, a crash) still counts as alive in {@code worker_presence} until it
+ * misses its beats for a minute; its successor on the same host can tell at once that it is gone —
+ * its pid is dead, or belongs to a process that started at another instant — and recover its
+ * sessions without waiting.
+ */
+public record Predecessor(long pid, long startedAtMillis, String workerInstance, String host) {
+  /** The predecessor the state folder records, if any (a file that cannot be read counts as none). */
+  public static Optional<Predecessor> read(Path file) {
+    if (!Files.isRegularFile(file)) {
+      return Optional.empty();
+    }
+    Properties entry = new Properties();
+    try (Reader in = Files.newBufferedReader(file)) {
+      entry.load(in);
+      return Optional.of(new Predecessor(Long.parseLong(entry.getProperty("pid")),
+          Long.parseLong(entry.getProperty("startedAtMillis")), entry.getProperty("workerInstance"),
+          entry.getProperty("host")));
+    } catch (IOException | RuntimeException e) {
+      return Optional.empty();
+    }
+  }
+
+  /** This process, as its successor will read it. */
+  public static void record(Path file, String workerInstance, String host) {
+    ProcessHandle self = ProcessHandle.current();
+    Properties entry = new Properties();
+    entry.setProperty("pid", Long.toString(self.pid()));
+    entry.setProperty("startedAtMillis", Long.toString(startedAtMillis(self)));
+    entry.setProperty("workerInstance", workerInstance);
+    entry.setProperty("host", host);
+    try {
+      Files.createDirectories(file.getParent());
+      Path temporary = Files.createTempFile(file.getParent(), file.getFileName().toString(), ".tmp");
+      try (Writer out = Files.newBufferedWriter(temporary)) {
+        entry.store(out, "the kandev-recovery worker that runs (or last ran) with this state folder");
+      }
+      Files.move(temporary, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot write " + file, e);
+    }
+  }
+
+  /** Whether the recorded process still runs on this machine (the same pid, started at the same instant). */
+  public boolean isAlive() {
+    return ProcessHandle.of(pid)
+        .filter(ProcessHandle::isAlive)
+        .filter(p -> startedAtMillis(p) == startedAtMillis)
+        .isPresent();
+  }
+
+  private static long startedAtMillis(ProcessHandle process) {
+    return process.info().startInstant().map(Instant::toEpochMilli).orElse(-1L);
+  }
+}

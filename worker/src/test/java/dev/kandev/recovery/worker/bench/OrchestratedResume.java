@@ -1,0 +1,99 @@
+package dev.kandev.recovery.worker.bench;
+
+import dev.kandev.recovery.worker.Components;
+import dev.kandev.recovery.worker.TemporalWorkers;
+import dev.kandev.recovery.worker.harness.ActivityStepTimes;
+import dev.kandev.recovery.worker.harness.RealTemporalServer;
+import dev.kandev.recovery.worker.temporal.SearchAttributeRegistrar;
+import dev.kandev.recovery.worker.temporal.TemporalConnection;
+import dev.kandev.recovery.workflows.client.ResumeClient;
+import dev.kandev.recovery.workflows.client.ResumeHandle;
+import dev.kandev.recovery.workflows.resume.ResumeMode;
+import dev.kandev.recovery.workflows.resume.ResumeOutcome;
+import dev.kandev.recovery.workflows.resume.ResumeRequest;
+import dev.kandev.recovery.workflows.resume.ResumeResult;
+import io.temporal.testserver.TestServer;
+import io.temporal.worker.WorkerFactory;
+import io.temporal.worker.WorkerOptions;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.UnaryOperator;
+
+/**
+ * The resume as a ResumeSessionWorkflow on one Temporal server, run by a worker over the given
+ * {@link Components} (so it drives the same agent host and stores as the direct path), timed client
+ * side from start to result. {@code tuning} rewrites the options of each of the worker's three
+ * workers (a lever); the production options are the identity.
+ */
+public final class OrchestratedResume implements AutoCloseable {
+  public static final String QUEUE = "kandev-recovery-bench";
+
+  private final AutoCloseable server;
+  private final TemporalConnection connection;
+  private final WorkerFactory factory;
+  private final ResumeClient resumes;
+  private final List<ResumeHandle> recorded = new CopyOnWriteArrayList<>();
+  private volatile boolean record;
+
+  private OrchestratedResume(AutoCloseable server, String target, Components components, UnaryOperator<WorkerOptions> tuning) {
+    this.server = server;
+    this.connection = TemporalConnection.open(target, "default", "bench-" + target);
+    SearchAttributeRegistrar.register(connection.service, "default");
+    this.factory = WorkerFactory.newInstance(connection.client, TemporalWorkers.factoryOptions());
+    TemporalWorkers.register((queue, options) -> factory.newWorker(queue, tuning.apply(options)), QUEUE,
+        components.registrations());
+    factory.start();
+    this.resumes = new ResumeClient(connection.client, QUEUE);
+  }
+
+  /** The SDK's in-memory test server, as {@code ResumeHarness} uses it. */
+  public static OrchestratedResume onTestServer(Components components) {
+    int port = RealTemporalServer.freePort();
+    return new OrchestratedResume(TestServer.createPortBoundServer(port, false), "127.0.0.1:" + port,
+        components, UnaryOperator.identity());
+  }
+
+  /** A real dev server (SQLite file unless {@code databaseFile} is null) with {@code flags} added. */
+  static OrchestratedResume onDevServer(Components components, Path stateDir, Path databaseFile, List<String> flags,
+      UnaryOperator<WorkerOptions> tuning) {
+    RealTemporalServer.Flagged server = RealTemporalServer.startWith(stateDir, databaseFile, flags);
+    return new OrchestratedResume(server, server.address(), components, tuning);
+  }
+
+  public ResumeResult resume(String sessionId, ResumeMode mode, ResumeOutcome expected) throws Exception {
+    ResumeHandle handle = resumes.start(new ResumeRequest(sessionId, mode, "user", "benchmark"));
+    ResumeResult result = handle.await(Duration.ofMinutes(2));
+    if (result.outcome() != expected) {
+      throw new IllegalStateException(sessionId + ": expected " + expected + ", got " + result);
+    }
+    if (record) {
+      recorded.add(handle);
+    }
+    return result;
+  }
+
+  /** From now on keeps each run for {@link #stepTimes()} (forgetting earlier ones), or no longer. */
+  public void record(boolean on) {
+    if (on) {
+      recorded.clear();
+    }
+    record = on;
+  }
+
+  /** The per-activity split of the recorded runs, from their histories. */
+  public ActivityStepTimes stepTimes() {
+    ActivityStepTimes steps = new ActivityStepTimes();
+    recorded.forEach(handle -> steps.addRun(connection.client, handle.workflowId(), handle.runId()));
+    return steps;
+  }
+
+  @Override
+  public void close() throws Exception {
+    factory.shutdownNow();
+    factory.awaitTermination(10, java.util.concurrent.TimeUnit.SECONDS);
+    connection.close();
+    server.close();
+  }
+}

@@ -1,0 +1,276 @@
+package dev.kandev.recovery.worker.bench;
+
+import static dev.kandev.recovery.worker.bench.ResumeBenchSessions.PARALLEL;
+import static dev.kandev.recovery.worker.bench.ResumeBenchSessions.PER_THREAD;
+import static dev.kandev.recovery.worker.bench.ResumeBenchSessions.SEQUENTIAL;
+import static dev.kandev.recovery.worker.bench.ResumeBenchSessions.SESSIONS;
+import static dev.kandev.recovery.worker.bench.ResumeBenchSessions.WARM_UP;
+import static dev.kandev.recovery.worker.bench.ResumeBenchSessions.session;
+
+import dev.kandev.recovery.activities.agent.AgentHostSettings;
+import dev.kandev.recovery.activities.agent.AgentProfiles;
+import dev.kandev.recovery.activities.testing.TestAgent;
+import dev.kandev.recovery.activities.testing.TestDatabase;
+import dev.kandev.recovery.activities.testing.bench.Latencies;
+import dev.kandev.recovery.activities.testing.bench.Load;
+import dev.kandev.recovery.activities.testing.bench.Machine;
+import dev.kandev.recovery.worker.Components;
+import dev.kandev.recovery.worker.config.Settings;
+import dev.kandev.recovery.worker.harness.ActivityStepTimes;
+import dev.kandev.recovery.worker.observability.RecoveryMetrics;
+import dev.kandev.recovery.workflows.resume.ResumeMode;
+import dev.kandev.recovery.workflows.resume.ResumeOutcome;
+import dev.kandev.recovery.workflows.runtime.BuiltInAgents;
+import io.temporal.worker.WorkerOptions;
+import io.temporal.worker.tuning.PollerBehaviorAutoscaling;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The orchestration's overhead, side by side: the same RESUME of the same FAILED sessions (stored
+ * token, the Node test agent, real PostgreSQL, one {@link Components}) run directly in process
+ * ({@link DirectResume}), as the workflow on the SDK's test server, and as the workflow on a real
+ * dev server. Sequential resumes are interleaved (each round runs every path once, in a rotating
+ * order) so the machine's noise falls on all of them alike; then each path runs 4 in parallel.
+ * Then levers that need no workflow change, each on a fresh dev server against the direct path
+ * measured again in the same interleaving. Between two resumes of a session it is reset untimed.
+ */
+@Tag("benchmark")
+public class OrchestrationOverheadBenchmark {
+  private static final String BASELINE = "production worker options (as above)";
+
+  @RegisterExtension final TestDatabase db = new TestDatabase();
+  @TempDir Path tempDir;
+  private final ResumeBenchSessions sessions = new ResumeBenchSessions(db);
+  private final List<Components> workers = new ArrayList<>();
+  private Path modeFile;
+
+  /** One way to run the resume: {@code lane} is the parallel thread (0 when sequential). */
+  private record Way(String name, Resume resume) {}
+
+  @FunctionalInterface
+  private interface Resume {
+    void run(String sessionId, int lane) throws Exception;
+  }
+
+  private record Figures(Latencies sequential, Latencies parallel, double parallelPerSecond) {}
+
+  /** @param keepsFile whether the dev server keeps its store in a SQLite file, as {@code dev} runs it */
+  private record Lever(String name, boolean keepsFile, List<String> serverFlags, UnaryOperator<WorkerOptions> tuning) {}
+
+  @Test
+  public void orchestrationOverhead() throws Exception {
+    modeFile = tempDir.resolve("agent-mode");
+    Files.writeString(modeFile, "normal");
+    String machine = Machine.describe(db.dataSource());
+    try (DirectResume direct = new DirectResume(worker("bench-direct"), PARALLEL);
+        OrchestratedResume testServer = OrchestratedResume.onTestServer(worker("bench-test-server"));
+        OrchestratedResume devServer = OrchestratedResume.onDevServer(worker("bench-dev-server"), tempDir.resolve("dev"),
+            tempDir.resolve("dev/temporal.db"), List.of(), UnaryOperator.identity())) {
+      sessions.establish(id -> testServer.resume(id, ResumeMode.START_FRESH, ResumeOutcome.STARTED_FRESH), workers);
+      Way directWay = new Way("direct (activities in process)", direct::resume);
+      Way testWay = new Way("workflow, SDK test server", orchestrated(testServer));
+      Way devWay = new Way("workflow, dev server (SQLite file)", orchestrated(devServer));
+
+      Map<String, Figures> main = measure(List.of(directWay, testWay, devWay), on -> {
+        direct.recordSteps(on);
+        devServer.record(on);
+      });
+      printSideBySide(machine, main, directWay.name());
+      printSteps(direct, devServer.stepTimes());
+
+      Map<String, Figures> levers = new LinkedHashMap<>();
+      Map<String, Figures> directAgain = new LinkedHashMap<>();
+      levers.put(BASELINE, main.get(devWay.name()));
+      directAgain.put(BASELINE, main.get(directWay.name()));
+      int n = 0;
+      for (Lever lever : levers()) {
+        Path dir = tempDir.resolve("lever-" + n++);
+        Components leverWorker = worker("bench-" + dir.getFileName());
+        try (OrchestratedResume server = OrchestratedResume.onDevServer(leverWorker, dir,
+            lever.keepsFile() ? dir.resolve("temporal.db") : null, lever.serverFlags(), lever.tuning())) {
+          Map<String, Figures> figures = measure(List.of(directWay, new Way(lever.name(), orchestrated(server))), on -> {});
+          levers.put(lever.name(), figures.get(lever.name()));
+          directAgain.put(lever.name(), figures.get(directWay.name()));
+        } finally {
+          workers.remove(leverWorker);
+          leverWorker.close();
+        }
+      }
+      printLevers(machine, levers, directAgain);
+    } finally {
+      workers.forEach(Components::close);
+    }
+  }
+
+  /**
+   * The real parts of one worker, as production builds them. Each way has its own (its own agent
+   * host and launch slots: two workers' launch pollers would hold each other's slots), all on the
+   * same database schema, sessions and agent (program, profile and state directory).
+   */
+  private Components worker(String instance) {
+    // The agent inherits PATH (and HOME, LANG…) from the worker's environment, as in production.
+    Map<String, String> env = new HashMap<>(AgentHostSettings.inheritedFrom(System.getenv()));
+    env.putAll(Map.of("KANDEV_DB_SCHEMA", db.database().schema(), "KANDEV_HOST", "bench-host",
+        "KANDEV_WORKER_INSTANCE", instance));
+    Components components = new Components(Settings.fromEnvironment(env), db.database(), BuiltInAgents.KANDEV,
+        AgentProfiles.of(TestAgent.switchable(modeFile, tempDir.resolve("agent-state"))), RecoveryMetrics.none());
+    workers.add(components);
+    return components;
+  }
+
+  private List<Lever> levers() {
+    return List.of(
+        new Lever("eager activity execution (server dynamic config)", true,
+            List.of("--dynamic-config-value", "system.enableActivityEagerExecution=true"), UnaryOperator.identity()),
+        new Lever("poller autoscaling (workflow and activity tasks)", true, List.of(),
+            options -> WorkerOptions.newBuilder(options)
+                .setWorkflowTaskPollersBehavior(new PollerBehaviorAutoscaling())
+                .setActivityTaskPollersBehavior(new PollerBehaviorAutoscaling())
+                .build()),
+        new Lever("2 workflow + 2 activity pollers (default 5 + 5)", true, List.of(),
+            options -> WorkerOptions.newBuilder(options)
+                .setMaxConcurrentWorkflowTaskPollers(2)
+                .setMaxConcurrentActivityTaskPollers(2)
+                .build()),
+        new Lever("SQLite file in WAL mode, synchronous=normal", true,
+            List.of("--sqlite-pragma", "journal_mode=wal", "--sqlite-pragma", "synchronous=normal"), UnaryOperator.identity()),
+        new Lever("dev server store in memory (no SQLite file)", false, List.of(), UnaryOperator.identity()),
+        new Lever("in memory + eager activity execution", false,
+            List.of("--dynamic-config-value", "system.enableActivityEagerExecution=true"), UnaryOperator.identity()));
+  }
+
+  private Resume orchestrated(OrchestratedResume server) {
+    return (sessionId, lane) -> server.resume(sessionId, ResumeMode.RESUME, ResumeOutcome.RESUMED);
+  }
+
+  /**
+   * Warm-up, then {@link #SEQUENTIAL} rounds in which every way resumes once (the first way of a
+   * round rotates), then each way {@link #PARALLEL} in parallel. {@code recordSteps} is told when the
+   * sequential rounds begin and end.
+   */
+  private Map<String, Figures> measure(List<Way> ways, Consumer<Boolean> recordSteps) throws Exception {
+    for (Way way : ways) {
+      for (int i = 0; i < WARM_UP; i++) {
+        resumeAndReset(way, session(i % SESSIONS), 0);
+      }
+    }
+    Map<String, Latencies> sequential = new LinkedHashMap<>();
+    ways.forEach(way -> sequential.put(way.name(), new Latencies()));
+    recordSteps.accept(true);
+    for (int i = 0; i < SEQUENTIAL; i++) {
+      for (int k = 0; k < ways.size(); k++) {
+        Way way = ways.get((i + k) % ways.size());
+        sequential.get(way.name()).add(resumeAndReset(way, session(i % SESSIONS), 0));
+      }
+    }
+    recordSteps.accept(false);
+    Map<String, Figures> figures = new LinkedHashMap<>();
+    for (Way way : ways) {
+      Latencies parallel = new Latencies();
+      Load.Result run = Load.run(PARALLEL, PER_THREAD,
+          (thread, i) -> parallel.add(resumeAndReset(way, session(thread), thread)));
+      figures.put(way.name(), new Figures(sequential.get(way.name()), parallel, run.perSecond()));
+    }
+    return figures;
+  }
+
+  private long resumeAndReset(Way way, String sessionId, int lane) throws Exception {
+    long begin = System.nanoTime();
+    way.resume().run(sessionId, lane);
+    long nanos = System.nanoTime() - begin;
+    sessions.reset(sessionId, workers);
+    return nanos;
+  }
+
+  private static void printSideBySide(String machine, Map<String, Figures> figures, String directName) {
+    Figures direct = figures.get(directName);
+    List<String> lines = new ArrayList<>();
+    lines.add(String.format(Locale.ROOT, "| %-36s | %9s | %8s | %9s | %9s | %8s | %9s | %9s |",
+        "path", "seq med", "seq p95", "x direct", "par med", "par p95", "x direct", "par res/s"));
+    figures.forEach((name, f) -> lines.add(String.format(Locale.ROOT,
+        "| %-36s | %9.1f | %8.1f | %9s | %9.1f | %8.1f | %9s | %9.1f |", name,
+        f.sequential().medianMillis(), f.sequential().p95Millis(), ratios(f.sequential(), direct.sequential()),
+        f.parallel().medianMillis(), f.parallel().p95Millis(), ratios(f.parallel(), direct.parallel()),
+        f.parallelPerSecond())));
+    print("RESUME of a FAILED session with a stored token, three ways (ms, client side; x direct = median / p95 ratio)",
+        machine, lines, "sequential: " + SEQUENTIAL + " per path, interleaved; parallel: " + PARALLEL + " threads x "
+            + PER_THREAD + ", a session each; res/s counts the untimed reset.");
+  }
+
+  private static void printSteps(DirectResume direct, ActivityStepTimes history) {
+    Map<String, Latencies> inHistory = history.byType();
+    List<String> lines = new ArrayList<>();
+    lines.add(String.format(Locale.ROOT, "| %-34s | %14s | %16s | %10s |", "step", "direct med/p95", "history med/p95", "gap (med)"));
+    double directShortSteps = 0;
+    double historyShortSteps = 0;
+    for (Map.Entry<String, Latencies> step : direct.steps().entrySet()) {
+      Latencies called = step.getValue();
+      Latencies orchestrated = inHistory.get(step.getKey());
+      if (orchestrated == null) { // a local activity: it runs inside a workflow task, no event of its own
+        lines.add(String.format(Locale.ROOT, "| %-34s | %6.1f / %5.1f | %16s | %10s |", step.getKey(),
+            called.medianMillis(), called.p95Millis(), "local activity", "-"));
+        directShortSteps += called.medianMillis();
+        continue;
+      }
+      lines.add(String.format(Locale.ROOT, "| %-34s | %6.1f / %5.1f | %7.1f / %6.1f | %10.1f |", step.getKey(),
+          called.medianMillis(), called.p95Millis(), orchestrated.medianMillis(), orchestrated.p95Millis(),
+          orchestrated.medianMillis() - called.medianMillis()));
+      if (!step.getKey().equals("LaunchAgent")) {
+        directShortSteps += called.medianMillis();
+        historyShortSteps += orchestrated.medianMillis();
+      }
+    }
+    for (String total : List.of(ActivityStepTimes.WORKFLOW_TASKS, ActivityStepTimes.WHOLE_RUN)) {
+      Latencies latencies = inHistory.get(total);
+      lines.add(String.format(Locale.ROOT, "| %-34s | %14s | %7.1f / %6.1f | %10s |", total, "-",
+          latencies.medianMillis(), latencies.p95Millis(), "-"));
+    }
+    print("Per step, sequential: direct call vs the dev server's history (ActivityTaskScheduled to Completed, ms resolution)",
+        Machine.describe(), lines, String.format(Locale.ROOT, "the gap is what the task queue and the worker add to a"
+            + " step; the seven short steps: %.1f ms called directly, %.1f ms those run as activities (sum of medians;"
+            + " local activities are inside the workflow tasks).",
+            directShortSteps, historyShortSteps));
+  }
+
+  private static void printLevers(String machine, Map<String, Figures> levers, Map<String, Figures> directs) {
+    List<String> lines = new ArrayList<>();
+    lines.add(String.format(Locale.ROOT, "| %-50s | %9s | %9s | %9s | %9s | %10s |",
+        "lever (dev server)", "seq med", "x direct", "par med", "x direct", "direct seq"));
+    levers.forEach((name, f) -> {
+      Figures direct = directs.get(name);
+      lines.add(String.format(Locale.ROOT, "| %-50s | %9.1f | %9.2f | %9.1f | %9.2f | %10.1f |", name,
+          f.sequential().medianMillis(), f.sequential().medianMillis() / direct.sequential().medianMillis(),
+          f.parallel().medianMillis(), f.parallel().medianMillis() / direct.parallel().medianMillis(),
+          direct.sequential().medianMillis()));
+    });
+    print("Levers without a workflow change (medians in ms; x direct against the direct path of the same interleaving)",
+        machine, lines, "each lever on a fresh dev server; production worker options unless the lever says otherwise.");
+  }
+
+  private static String ratios(Latencies path, Latencies direct) {
+    return String.format(Locale.ROOT, "%.2f/%.2f", path.medianMillis() / direct.medianMillis(),
+        path.p95Millis() / direct.p95Millis());
+  }
+
+  private static void print(String title, String machine, List<String> lines, String note) {
+    System.out.println();
+    System.out.println("== " + title + " ==");
+    System.out.println("machine: " + machine);
+    lines.forEach(System.out::println);
+    System.out.println("  " + note);
+    System.out.flush();
+  }
+}

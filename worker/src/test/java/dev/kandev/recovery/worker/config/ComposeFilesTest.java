@@ -1,0 +1,132 @@
+package dev.kandev.recovery.worker.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import dev.kandev.recovery.workflows.RecoverySearchAttributes;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The compose files, checked where no Docker engine runs: every setting the worker is given is one
+ * it reads, every image is pinned, the search attributes are ours, no host port clashes with a
+ * local PostgreSQL or a running {@code dev}, and (where Debian's docker-compose is installed) the
+ * file is valid Compose.
+ */
+public class ComposeFilesTest {
+  private static final Path REPOSITORY = Path.of("..").toAbsolutePath().normalize();
+  private static final Path COMPOSE = REPOSITORY.resolve("docker-compose.yml");
+  private static final Path DEV_SERVER_COMPOSE = REPOSITORY.resolve("deploy/compose.dev-server.yml");
+  private static final Set<Integer> LOCAL_PORTS = Set.of(5432, 7233, 8233);
+  private final ObjectMapper yaml = new ObjectMapper(new YAMLFactory());
+
+  @Test
+  void everyKandevAndTemporalVariableOfTheWorkerIsASettingItReads() throws IOException {
+    JsonNode environment = read(COMPOSE).at("/services/worker/environment");
+    List<String> names = new ArrayList<>();
+    environment.fieldNames().forEachRemaining(names::add);
+    String readme = Files.readString(REPOSITORY.resolve("README.md"));
+    String mainSources = mainSources();
+
+    assertThat(names).filteredOn(n -> n.startsWith("KANDEV_") || n.startsWith("TEMPORAL_")).isNotEmpty()
+        .allSatisfy(name -> {
+          assertThat(readme.contains("`" + name + "`")).as("README documents %s", name).isTrue();
+          // KANDEV_* are read by name in our code; TEMPORAL_* by Temporal's envconfig, which
+          // TemporalClientConfig names.
+          String read = name.startsWith("KANDEV_") ? "\"" + name + "\"" : name;
+          assertThat(mainSources.contains(read)).as("the worker reads %s", name).isTrue();
+        });
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"docker-compose.yml", "deploy/compose.dev-server.yml"})
+  void everyImageIsPinnedAndNoHostPortClashesWithDevOrALocalPostgresql(String file) throws IOException {
+    JsonNode services = read(REPOSITORY.resolve(file)).get("services");
+    List<Integer> published = new ArrayList<>();
+    services.fields().forEachRemaining(service -> {
+      JsonNode image = service.getValue().get("image");
+      if (image != null) {
+        assertThat(image.asText()).as("image of %s", service.getKey()).matches("[^:]+:\\d+(\\.\\d+)+");
+      } else {
+        assertThat(service.getValue().has("build")).as("%s has an image or a build", service.getKey()).isTrue();
+      }
+      service.getValue().path("ports").forEach(port -> published.add(hostPort(port.asText())));
+    });
+    assertThat(published).doesNotHaveDuplicates();
+    if (file.equals("docker-compose.yml")) {
+      assertThat(published).doesNotContainAnyElementsOf(LOCAL_PORTS);
+    }
+  }
+
+  @Test
+  void theComposeServerRegistersExactlyOurSearchAttributes() throws IOException {
+    String script = Files.readString(REPOSITORY.resolve("deploy/temporal/scripts/create-namespace.sh"));
+    Matcher list = Pattern.compile("SEARCH_ATTRIBUTES=\"([^\"]*)\"").matcher(script);
+    assertThat(list.find()).isTrue();
+    List<String> ours = RecoverySearchAttributes.ALL.stream().map(k -> k.getName()).toList();
+    assertThat(list.group(1).split(" ")).containsExactlyInAnyOrderElementsOf(ours);
+    assertThat(Files.readString(DEV_SERVER_COMPOSE)).contains(ours.stream().map(n -> n + "=Keyword").toList());
+  }
+
+  @Test
+  void theWorkerIsHealthCheckedOnReadyzAndMountsItsAgentsWorkspacesAndNpmCache() throws IOException {
+    JsonNode worker = read(COMPOSE).at("/services/worker");
+    String port = worker.at("/environment/KANDEV_HTTP_PORT").asText();
+    assertThat(worker.at("/healthcheck/test").toString()).contains("http://127.0.0.1:" + port + "/readyz");
+    List<String> volumes = new ArrayList<>();
+    worker.get("volumes").forEach(v -> volumes.add(v.asText()));
+    assertThat(volumes).anyMatch(v -> v.endsWith(":" + worker.at("/environment/KANDEV_AGENTS_FILE").asText() + ":ro"))
+        .anyMatch(v -> v.startsWith("workspaces:"))
+        .anyMatch(v -> v.endsWith(":" + worker.at("/environment/KANDEV_NPM_CACHE").asText()));
+    String agentsFile = volumes.stream().filter(v -> v.startsWith("./")).findFirst().orElseThrow().split(":")[0];
+    assertThat(new ObjectMapper().readTree(REPOSITORY.resolve(agentsFile).toFile()).isObject()).isTrue();
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"docker-compose.yml", "deploy/compose.dev-server.yml"})
+  void debiansDockerComposeFindsTheFileValid(String file) throws Exception {
+    Path tool = Path.of("/usr/bin/docker-compose");
+    Assumptions.assumeTrue(Files.isExecutable(tool),
+        "Debian's docker-compose is not installed (scripts/setup installs it)");
+    Process config = new ProcessBuilder(tool.toString(), "-f", REPOSITORY.resolve(file).toString(), "config", "-q")
+        .redirectErrorStream(true).start();
+    assertThat(config.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    assertThat(config.exitValue()).as(new String(config.getInputStream().readAllBytes())).isZero();
+  }
+
+  private JsonNode read(Path file) throws IOException {
+    return yaml.readTree(file.toFile());
+  }
+
+  /** {@code "127.0.0.1:8080:8080"} or {@code "8080:8080"} → 8080. */
+  private static int hostPort(String mapping) {
+    String[] parts = mapping.split(":");
+    return Integer.parseInt(parts[parts.length - 2]);
+  }
+
+  private static String mainSources() throws IOException {
+    StringBuilder all = new StringBuilder();
+    for (String module : List.of("workflows", "activities", "worker")) {
+      try (Stream<Path> files = Files.walk(REPOSITORY.resolve(module).resolve("src/main/java"))) {
+        for (Path file : files.filter(f -> f.toString().endsWith(".java")).toList()) {
+          all.append(Files.readString(file));
+        }
+      }
+    }
+    return all.toString();
+  }
+}

@@ -1,0 +1,270 @@
+package dev.kandev.recovery.worker.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import dev.kandev.recovery.activities.acp.PermissionPolicy;
+import dev.kandev.recovery.activities.credentials.GitHubAppSettings;
+import dev.kandev.recovery.worker.limits.LaunchLimits;
+import java.lang.management.ManagementFactory;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.LoggerFactory;
+
+public class SettingsTest {
+  @Test
+  void aRestartedWorkerNeverTakesItsPredecessorsInstanceName() {
+    String first = Settings.fromEnvironment(Map.of()).workerInstance();
+    String restarted = Settings.fromEnvironment(Map.of()).workerInstance();
+
+    assertThat(first).startsWith(ManagementFactory.getRuntimeMXBean().getName() + "/");
+    assertThat(restarted).startsWith(ManagementFactory.getRuntimeMXBean().getName() + "/").isNotEqualTo(first);
+    assertThat(Settings.fromEnvironment(Map.of("KANDEV_WORKER_INSTANCE", "pod-7")).workerInstance()).isEqualTo("pod-7");
+  }
+
+  @Test
+  void defaultsWorkOnADeveloperMachine() {
+    Settings settings = Settings.fromEnvironment(Map.of());
+
+    assertThat(settings.database().url()).isEqualTo("jdbc:postgresql://127.0.0.1:5432/postgres");
+    assertThat(settings.temporalAddress()).isEqualTo("127.0.0.1:7233");
+    assertThat(settings.taskQueue()).isEqualTo("kandev-recovery");
+    assertThat(settings.agentReapInterval()).isEqualTo(Duration.ofSeconds(30));
+    assertThat(settings.resumeLockTtl()).isEqualTo(Duration.ofMinutes(15));
+    assertThat(settings.launchHeartbeatTimeout()).isEqualTo(Duration.ofSeconds(60));
+    assertThat(settings.launchLimits()).isEqualTo(new LaunchLimits(4, 256));
+    assertThat(settings.hostWait()).isEqualTo(Duration.ofSeconds(60));
+  }
+
+  @Test
+  void hostsAndLimitsAreCheckedAtStart() {
+    Settings settings = Settings.fromEnvironment(Map.of("KANDEV_HOST", "build-1", "KANDEV_MAX_CONCURRENT_LAUNCHES", "2",
+        "KANDEV_MAX_RUNNING_AGENTS", "20", "KANDEV_HOST_WAIT_SECONDS", "5"));
+    assertThat(settings.host()).isEqualTo("build-1");
+    assertThat(settings.launchLimits()).isEqualTo(new LaunchLimits(2, 20));
+    assertThat(settings.hostWait()).isEqualTo(Duration.ofSeconds(5));
+
+    assertThatThrownBy(() -> Settings.fromEnvironment(Map.of("KANDEV_HOST", "build 1")))
+        .hasMessage("KANDEV_HOST must not contain white space, got 'build 1'");
+    assertThatThrownBy(() -> Settings.fromEnvironment(Map.of("KANDEV_HOST", "x".repeat(300))))
+        .hasMessageContaining("KANDEV_HOST is 300 bytes long");
+    assertThatThrownBy(() -> Settings.fromEnvironment(Map.of("KANDEV_MAX_CONCURRENT_LAUNCHES", "0")))
+        .hasMessageContaining("KANDEV_MAX_CONCURRENT_LAUNCHES must be at least 1");
+    assertThatThrownBy(() -> Settings.fromEnvironment(Map.of("KANDEV_HOST_WAIT_SECONDS", "0")))
+        .hasMessageContaining("KANDEV_HOST_WAIT_SECONDS must be at least 1");
+  }
+
+  @Test
+  void aLaunchHeartbeatTimeoutWithoutRoomForAHeartbeatIsRefused() {
+    assertThat(Settings.fromEnvironment(Map.of("KANDEV_LAUNCH_HEARTBEAT_TIMEOUT_SECONDS", "10")).launchHeartbeatTimeout())
+        .isEqualTo(Duration.ofSeconds(10));
+    assertThatThrownBy(() -> Settings.fromEnvironment(Map.of("KANDEV_LAUNCH_HEARTBEAT_TIMEOUT_SECONDS", "9")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("KANDEV_LAUNCH_HEARTBEAT_TIMEOUT_SECONDS must be at least 10 (a heartbeat is sent every 5 s), got 9");
+  }
+
+  @Test
+  void aMalformedNumberIsRefusedWithItsName() {
+    assertThatThrownBy(() -> Settings.fromEnvironment(Map.of("KANDEV_AGENT_REAP_INTERVAL_SECONDS", "soon")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("KANDEV_AGENT_REAP_INTERVAL_SECONDS must be a whole number of seconds, got 'soon'");
+    assertThatThrownBy(() -> Settings.fromEnvironment(Map.of("KANDEV_AGENT_REAP_INTERVAL_SECONDS", "0")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("KANDEV_AGENT_REAP_INTERVAL_SECONDS must be at least 1 (seconds), got 0");
+  }
+
+  @Test
+  void anUnknownLogFormatIsRefused() {
+    assertThat(Settings.fromEnvironment(Map.of("KANDEV_LOG_FORMAT", "json")).taskQueue()).isEqualTo("kandev-recovery");
+    assertThatThrownBy(() -> Settings.fromEnvironment(Map.of("KANDEV_LOG_FORMAT", "xml")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("KANDEV_LOG_FORMAT must be text or json, got 'xml'");
+  }
+
+  @Test
+  void theHttpEndpointIsOffUnlessAPortIsSet() {
+    assertThat(Settings.fromEnvironment(Map.of()).httpPort()).isEmpty();
+    assertThat(Settings.fromEnvironment(Map.of("KANDEV_HTTP_PORT", "9464")).httpPort()).hasValue(9464);
+    assertThatThrownBy(() -> Settings.fromEnvironment(Map.of("KANDEV_HTTP_PORT", "70000")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("KANDEV_HTTP_PORT must be a port (0 to 65535), got 70000");
+  }
+
+  @Test
+  void temporalIsReachedAsTemporalsOwnClientConfigurationSaysAndItsApiKeyNeverShows(@TempDir Path dir) throws Exception {
+    Path file = dir.resolve("temporal.toml");
+    Files.writeString(file, """
+        [profile.default]
+        address = "127.0.0.1:7233"
+
+        [profile.prod]
+        address = "prod.example:7234"
+        namespace = "kandev"
+        api_key = "sekret-api-key"
+        """);
+
+    Settings prod = Settings.fromEnvironment(Map.of("TEMPORAL_CONFIG_FILE", file.toString(), "TEMPORAL_PROFILE", "prod"));
+    Settings overridden = Settings.fromEnvironment(
+        Map.of("TEMPORAL_CONFIG_FILE", file.toString(), "TEMPORAL_PROFILE", "prod", "TEMPORAL_ADDRESS", "other:7233"));
+
+    assertThat(prod.temporalAddress()).isEqualTo("prod.example:7234");
+    assertThat(prod.temporalNamespace()).isEqualTo("kandev");
+    assertThat(prod.temporalClient().hasApiKey()).isTrue();
+    assertThat(prod.temporalClient().tls()).as("an API key implies TLS, as in the other SDKs").isTrue();
+    assertThat(prod.toString()).doesNotContain("sekret-api-key").contains("apiKey=set");
+    assertThat(overridden.temporalAddress()).isEqualTo("other:7233");
+    assertThat(Settings.fromEnvironment(Map.of()).temporalClient().tls()).isFalse();
+    assertThatThrownBy(() -> Settings.fromEnvironment(Map.of("TEMPORAL_CONFIG_FILE", file.toString(), "TEMPORAL_PROFILE", "nope")))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("profile nope");
+  }
+
+  @Test
+  void everyDurationIsWholeSecondsAndABadOneIsRefusedWithItsNameValueAndWhatIsExpected() {
+    Settings settings = Settings.fromEnvironment(Map.of("KANDEV_RESUME_LOCK_TTL_SECONDS", "600",
+        "KANDEV_ACP_SESSION_NEW_TIMEOUT_SECONDS", "30", "KANDEV_NPM_UPDATE_TIMEOUT_SECONDS", "120",
+        "KANDEV_NPM_PROBE_TIMEOUT_SECONDS", "45"));
+    assertThat(settings.resumeLockTtl()).isEqualTo(Duration.ofMinutes(10));
+    assertThat(settings.acpTimeouts().sessionNew()).isEqualTo(Duration.ofSeconds(30));
+    assertThat(settings.npm().updateTimeout()).isEqualTo(Duration.ofMinutes(2));
+    assertThat(settings.npm().probeTimeout()).isEqualTo(Duration.ofSeconds(45));
+    Settings defaults = Settings.fromEnvironment(Map.of());
+    assertThat(defaults.npm().updateTimeout()).isEqualTo(Duration.ofMinutes(5));
+    assertThat(defaults.npm().probeTimeout()).isEqualTo(Duration.ofSeconds(60));
+    assertThat(defaults.acpTimeouts().initialize()).isEqualTo(Duration.ofSeconds(180));
+
+    assertRefused(Map.of("KANDEV_RESUME_LOCK_TTL_SECONDS", "PT15M"),
+        "KANDEV_RESUME_LOCK_TTL_SECONDS must be a whole number of seconds, got 'PT15M'");
+    assertRefused(Map.of("KANDEV_ACP_INITIALIZE_TIMEOUT_SECONDS", "0"),
+        "KANDEV_ACP_INITIALIZE_TIMEOUT_SECONDS must be at least 1 (seconds), got 0");
+    assertRefused(Map.of("KANDEV_NPM_UPDATE_TIMEOUT_SECONDS", "600"),
+        "KANDEV_NPM_UPDATE_TIMEOUT_SECONDS must be at most 330 (seconds), got 600");
+    assertRefused(Map.of("KANDEV_NPM_PROBE_TIMEOUT_SECONDS", "91"),
+        "KANDEV_NPM_PROBE_TIMEOUT_SECONDS must be at most 90 (seconds), got 91");
+    assertRefused(Map.of("KANDEV_GITHUB_API_TIMEOUT_SECONDS", "ten", "KANDEV_GITHUB_APP_ID", "1",
+        "KANDEV_GITHUB_APP_PRIVATE_KEY", "pem"), "KANDEV_GITHUB_API_TIMEOUT_SECONDS must be a whole number of seconds, got 'ten'");
+  }
+
+  @Test
+  void aDurationUnderItsFormerNameStillWorksWithADeprecationWarning() {
+    List<String> warnings = new ArrayList<>();
+
+    Settings settings = Settings.fromEnvironment(Map.of("KANDEV_RESUME_LOCK_TTL_MINUTES", "20",
+        "KANDEV_NPM_UPDATE_TIMEOUT", "PT4M", "KANDEV_NPM_PROBE_TIMEOUT", "PT30S"), warnings::add);
+
+    assertThat(settings.resumeLockTtl()).isEqualTo(Duration.ofMinutes(20));
+    assertThat(settings.npm().updateTimeout()).isEqualTo(Duration.ofMinutes(4));
+    assertThat(settings.npm().probeTimeout()).isEqualTo(Duration.ofSeconds(30));
+    assertThat(warnings).containsExactlyInAnyOrder(
+        "KANDEV_RESUME_LOCK_TTL_MINUTES is deprecated and will be removed: set KANDEV_RESUME_LOCK_TTL_SECONDS=1200"
+            + " instead (durations are whole seconds)",
+        "KANDEV_NPM_UPDATE_TIMEOUT is deprecated and will be removed: set KANDEV_NPM_UPDATE_TIMEOUT_SECONDS=240"
+            + " instead (durations are whole seconds)",
+        "KANDEV_NPM_PROBE_TIMEOUT is deprecated and will be removed: set KANDEV_NPM_PROBE_TIMEOUT_SECONDS=30"
+            + " instead (durations are whole seconds)");
+    assertThat(Settings.fromEnvironment(Map.of(), warnings::add)).isNotNull();
+    assertThat(warnings).hasSize(3);
+
+    assertRefused(Map.of("KANDEV_RESUME_LOCK_TTL_MINUTES", "soon"),
+        "KANDEV_RESUME_LOCK_TTL_MINUTES must be a whole number of minutes, got 'soon'");
+    assertRefused(Map.of("KANDEV_NPM_UPDATE_TIMEOUT", "5m"),
+        "KANDEV_NPM_UPDATE_TIMEOUT must be an ISO-8601 duration such as PT5M, got '5m'");
+    assertRefused(Map.of("KANDEV_NPM_UPDATE_TIMEOUT", "PT10M"),
+        "KANDEV_NPM_UPDATE_TIMEOUT must be at most 330 (seconds), got 600");
+    assertRefused(Map.of("KANDEV_RESUME_LOCK_TTL_MINUTES", "20", "KANDEV_RESUME_LOCK_TTL_SECONDS", "60"),
+        "both KANDEV_RESUME_LOCK_TTL_SECONDS and its deprecated former name KANDEV_RESUME_LOCK_TTL_MINUTES are set:"
+            + " set only KANDEV_RESUME_LOCK_TTL_SECONDS");
+  }
+
+  @Test
+  void theDeprecationWarningIsALogLine() {
+    Logger logger = (Logger) LoggerFactory.getLogger(Settings.class);
+    ListAppender<ILoggingEvent> logs = new ListAppender<>();
+    logs.start();
+    logger.addAppender(logs);
+    try {
+      Settings.fromEnvironment(Map.of("KANDEV_RESUME_LOCK_TTL_MINUTES", "15"));
+    } finally {
+      logger.detachAppender(logs);
+    }
+    assertThat(logs.list).singleElement().satisfies(event -> {
+      assertThat(event.getLevel()).isEqualTo(Level.WARN);
+      assertThat(event.getFormattedMessage()).startsWith("KANDEV_RESUME_LOCK_TTL_MINUTES is deprecated");
+    });
+  }
+
+  @Test
+  void otherBadValuesAreRefusedWithTheirNameValueAndWhatIsExpected() {
+    assertRefused(Map.of("KANDEV_AGENT_PERMISSION_POLICY", "ask"),
+        "KANDEV_AGENT_PERMISSION_POLICY must be allow or reject, got 'ask'");
+    assertRefused(Map.of("KANDEV_REGISTER_SEARCH_ATTRIBUTES", "yes"),
+        "KANDEV_REGISTER_SEARCH_ATTRIBUTES must be true or false, got 'yes'");
+    assertRefused(Map.of("KANDEV_DB_POOL_SIZE", "0"), "KANDEV_DB_POOL_SIZE must be at least 1, got 0");
+    assertRefused(Map.of("KANDEV_CREDENTIAL_BROKER_PORT", "http"),
+        "KANDEV_CREDENTIAL_BROKER_PORT must be a port (0 to 65535), got 'http'");
+    assertThat(Settings.fromEnvironment(Map.of("KANDEV_AGENT_PERMISSION_POLICY", "Allow")).permissionPolicy())
+        .isEqualTo(PermissionPolicy.ALLOW);
+    assertThat(Settings.fromEnvironment(Map.of("KANDEV_REGISTER_SEARCH_ATTRIBUTES", "TRUE")).registerSearchAttributes())
+        .isTrue();
+  }
+
+  @Test
+  void theGitHubAppComesFromTheEnvironmentAndItsSecretsNeverShowInAnError(@TempDir Path dir) throws Exception {
+    Path keyFile = dir.resolve("app.pem");
+    Files.writeString(keyFile, "-----BEGIN RSA PRIVATE KEY-----\nx\n-----END RSA PRIVATE KEY-----\n");
+
+    assertThat(Settings.fromEnvironment(Map.of()).gitHubApp()).isEmpty();
+    GitHubAppSettings app = Settings.fromEnvironment(Map.of("KANDEV_GITHUB_APP_ID", "777",
+        "KANDEV_GITHUB_APP_PRIVATE_KEY_FILE", keyFile.toString(),
+        "KANDEV_GITHUB_API_BASE", "https://github.example/api/v3/")).gitHubApp().orElseThrow();
+    assertThat(app.appId()).isEqualTo("777");
+    assertThat(app.privateKeyPem()).isEqualTo(Files.readString(keyFile));
+    assertThat(app.apiBase()).isEqualTo(URI.create("https://github.example/api/v3"));
+    assertThat(app.requestTimeout()).isEqualTo(Duration.ofSeconds(10));
+    assertThat(Settings.fromEnvironment(Map.of("KANDEV_GITHUB_APP_ID", "777", "KANDEV_GITHUB_APP_PRIVATE_KEY", "inline-pem",
+        "KANDEV_GITHUB_APP_PRIVATE_KEY_FILE", keyFile.toString())).gitHubApp().orElseThrow().privateKeyPem())
+        .as("the variable wins over the file").isEqualTo("inline-pem");
+
+    assertRefused(Map.of("KANDEV_GITHUB_APP_ID", "777"), "KANDEV_GITHUB_APP_ID is set, so KANDEV_GITHUB_APP_PRIVATE_KEY_FILE"
+        + " or KANDEV_GITHUB_APP_PRIVATE_KEY must be set too (the App's PEM key)");
+    Path missing = dir.resolve("missing.pem");
+    assertRefused(Map.of("KANDEV_GITHUB_APP_ID", "777", "KANDEV_GITHUB_APP_PRIVATE_KEY_FILE", missing.toString()),
+        "KANDEV_GITHUB_APP_PRIVATE_KEY_FILE must name a readable file holding the App's PEM key, got '" + missing + "'");
+    assertRefused(Map.of("KANDEV_GITHUB_APP_ID", "777", "KANDEV_GITHUB_APP_PRIVATE_KEY", "pem",
+        "KANDEV_GITHUB_API_BASE", "ftp://github.example"), "KANDEV_GITHUB_API_BASE must be an http(s) URL without user"
+        + " info such as https://api.github.com or https://host/api/v3, got 'ftp://github.example'");
+    assertThatThrownBy(() -> Settings.fromEnvironment(Map.of("KANDEV_GITHUB_APP_ID", "777",
+        "KANDEV_GITHUB_APP_PRIVATE_KEY", "pem", "KANDEV_GITHUB_API_BASE", "https://user:hunter2@github.example")))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("user info (not shown)")
+        .message().doesNotContain("hunter2");
+  }
+
+  @Test
+  void agentsAndNpmInheritOnlyTheirFewVariablesOfTheWorkersEnvironment() {
+    Settings settings = Settings.fromEnvironment(Map.of("PATH", "/usr/bin", "HOME", "/home/k", "LANG", "C.UTF-8",
+        "KANDEV_DB_PASSWORD", "db-secret", "GITHUB_TOKEN", "ghs_x", "HTTPS_PROXY", "http://proxy:3128",
+        "KANDEV_NPM_CACHE", "/var/cache/npm", "KANDEV_NPM_REGISTRY", "http://registry.local/"));
+
+    assertThat(settings.agentEnvironment())
+        .containsOnly(Map.entry("PATH", "/usr/bin"), Map.entry("HOME", "/home/k"), Map.entry("LANG", "C.UTF-8"));
+    assertThat(settings.npm().environment()).containsOnly(Map.entry("PATH", "/usr/bin"), Map.entry("HOME", "/home/k"),
+        Map.entry("LANG", "C.UTF-8"), Map.entry("HTTPS_PROXY", "http://proxy:3128"),
+        Map.entry("npm_config_cache", "/var/cache/npm"), Map.entry("npm_config_registry", "http://registry.local/"));
+    assertThat(settings.dev().path()).isEqualTo("/usr/bin");
+    assertThat(settings.toString()).doesNotContain("db-secret", "ghs_x");
+  }
+
+  private static void assertRefused(Map<String, String> env, String message) {
+    assertThatThrownBy(() -> Settings.fromEnvironment(env)).isInstanceOf(IllegalArgumentException.class).hasMessage(message);
+  }
+}

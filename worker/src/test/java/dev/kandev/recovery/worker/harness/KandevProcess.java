@@ -1,0 +1,209 @@
+package dev.kandev.recovery.worker.harness;
+
+import dev.kandev.recovery.activities.testing.Await;
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The packaged {@code kandev-recovery.jar} running as a real process ({@code dev}, {@code worker}
+ * or a CLI command), its output in a file of its own.
+ */
+public final class KandevProcess implements AutoCloseable {
+  private final String name;
+  private final Process process;
+  private final Path output;
+  /** Where stderr goes when it is kept apart from stdout; null: in {@link #output}. */
+  private final Path stderr;
+
+  private KandevProcess(String name, Process process, Path output, Path stderr) {
+    this.name = name;
+    this.process = process;
+    this.output = output;
+    this.stderr = stderr;
+  }
+
+  public static KandevProcess start(String name, Map<String, String> env, Path logDir, String... args) {
+    return start(name, env, logDir, jar(), args);
+  }
+
+  /** The same with another copy of the jar (its {@code lib/} beside it). */
+  public static KandevProcess start(String name, Map<String, String> env, Path logDir, Path jar, String... args) {
+    return start(name, env, logDir, jar, false, args);
+  }
+
+  /**
+   * As a terminal runs a foreground command: in a process session and group of its own ({@code
+   * setsid}; the group id is the pid), so {@link #signalGroup} reaches it as Ctrl-C would. Its
+   * stderr (the log) is kept apart from stdout ({@link #stderr()}).
+   */
+  public static KandevProcess startInOwnSession(String name, Map<String, String> env, Path logDir, String... args) {
+    return start(name, env, logDir, jar(), true, args);
+  }
+
+  private static KandevProcess start(
+      String name, Map<String, String> env, Path logDir, Path jar, boolean ownSession, String... args) {
+    List<String> command = new ArrayList<>(ownSession ? List.of("setsid") : List.of());
+    command.addAll(List.of(javaBinary(), "-jar", jar.toString()));
+    command.addAll(List.of(args));
+    Path output = logDir.resolve(name + ".log");
+    Path stderr = ownSession ? logDir.resolve(name + ".err") : null;
+    try {
+      Files.createDirectories(logDir);
+      ProcessBuilder builder = new ProcessBuilder(command)
+          .redirectOutput(ProcessBuilder.Redirect.appendTo(output.toFile()))
+          .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+      if (stderr == null) {
+        builder.redirectErrorStream(true);
+      } else {
+        builder.redirectError(ProcessBuilder.Redirect.appendTo(stderr.toFile()));
+      }
+      builder.environment().remove("TEMPORAL_ADDRESS");
+      builder.environment().putAll(env);
+      return new KandevProcess(name, builder.start(), output, stderr);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** Runs a CLI command to its end and returns its exit code and output. */
+  public static Result run(Map<String, String> env, Path logDir, Duration within, String... args) {
+    String name = "cli-" + System.nanoTime();
+    try (KandevProcess cli = start(name, env, logDir, args)) {
+      int code = cli.awaitExit(within);
+      return new Result(code, cli.output());
+    }
+  }
+
+  public record Result(int exitCode, String output) {}
+
+  public static Path jar() {
+    String jar = System.getProperty("kandev.jar");
+    if (jar == null || !Files.isRegularFile(Path.of(jar))) {
+      throw new IllegalStateException("the packaged jar is missing (" + jar + "): run these tests with mvn verify");
+    }
+    return Path.of(jar);
+  }
+
+  private static String javaBinary() {
+    return ProcessHandle.current().info().command().orElse("java");
+  }
+
+  public long pid() {
+    return process.pid();
+  }
+
+  public String name() {
+    return name;
+  }
+
+  /** Everything it printed (stdout, then stderr if that is kept apart). */
+  public String output() {
+    return read(output) + (stderr == null ? "" : read(stderr));
+  }
+
+  /** Its stderr alone: only for {@link #startInOwnSession}. */
+  public String stderr() {
+    if (stderr == null) {
+      throw new IllegalStateException(name + " writes stderr and stdout to one file");
+    }
+    return read(stderr);
+  }
+
+  private static String read(Path file) {
+    try {
+      return Files.readString(file, StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** Sends {@code signal} (e.g. INT) to its whole process group, as a terminal's Ctrl-C does. */
+  public void signalGroup(String signal) {
+    kill("-" + signal, "--", "-" + pid());
+  }
+
+  /** Sends {@code signal} to the process alone. */
+  public void signal(String signal) {
+    kill("-" + signal, Long.toString(pid()));
+  }
+
+  private static void kill(String... args) {
+    List<String> command = new ArrayList<>(List.of("kill"));
+    command.addAll(List.of(args));
+    try {
+      int code = new ProcessBuilder(command).inheritIO().start().waitFor();
+      if (code != 0) {
+        throw new AssertionError(String.join(" ", command) + " exited with " + code);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError(e);
+    }
+  }
+
+  /** Waits until the output contains {@code text}; fails with the output if the process ends first. */
+  public KandevProcess awaitOutput(String text, Duration within) {
+    Await.until(() -> {
+      if (output().contains(text)) {
+        return true;
+      }
+      if (!process.isAlive()) {
+        throw new AssertionError(name + " ended (code " + process.exitValue() + ") before printing '" + text + "':\n" + output());
+      }
+      return false;
+    }, within, name + " to print '" + text + "'");
+    return this;
+  }
+
+  /** {@code kill -9}: nothing of the process runs its cleanup. */
+  public void kill() {
+    process.destroyForcibly();
+    waitFor(process, Duration.ofSeconds(30));
+  }
+
+  /** {@code kill -TERM}, as a service manager stops it; waits for the end. */
+  public int terminate(Duration within) {
+    process.destroy();
+    return awaitExit(within);
+  }
+
+  public int awaitExit(Duration within) {
+    if (!waitFor(process, within)) {
+      process.destroyForcibly();
+      throw new AssertionError(name + " did not end within " + within + ":\n" + output());
+    }
+    return process.exitValue();
+  }
+
+  public boolean isAlive() {
+    return process.isAlive();
+  }
+
+  private static boolean waitFor(Process process, Duration within) {
+    try {
+      return process.waitFor(within.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
+  @Override
+  public void close() {
+    if (process.isAlive()) {
+      process.destroyForcibly();
+      waitFor(process, Duration.ofSeconds(30));
+    }
+  }
+}

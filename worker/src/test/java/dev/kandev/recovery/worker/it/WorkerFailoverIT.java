@@ -1,0 +1,96 @@
+package dev.kandev.recovery.worker.it;
+
+import static dev.kandev.recovery.workflows.model.SessionState.FAILED;
+import static dev.kandev.recovery.workflows.model.SessionState.STARTING;
+import static dev.kandev.recovery.workflows.model.SessionState.WAITING_FOR_INPUT;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.kandev.recovery.activities.store.SessionIdentity;
+import dev.kandev.recovery.activities.store.TestStores;
+import dev.kandev.recovery.activities.testing.Await;
+import dev.kandev.recovery.worker.harness.RecoveryCluster;
+import dev.kandev.recovery.workflows.client.ResumeHandle;
+import dev.kandev.recovery.workflows.resume.ResumeFailure;
+import dev.kandev.recovery.workflows.resume.ResumeMode;
+import dev.kandev.recovery.workflows.resume.ResumeResult;
+import dev.kandev.recovery.workflows.resume.ResumeStep;
+import io.temporal.api.workflow.v1.PendingActivityInfo;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Workers as processes on a real Temporal server, with the SDK's default worker options: {@code dev}
+ * and two {@code worker} processes; the one that runs a resume's step is killed with SIGKILL, and
+ * another one carries the resume on within the heartbeat, sticky-queue and activity timeouts.
+ */
+public class WorkerFailoverIT {
+  @RegisterExtension final RecoveryCluster cluster = new RecoveryCluster();
+
+  @BeforeEach
+  void setUp() {
+    cluster.dev("dev-a");
+    cluster.worker("worker-b");
+  }
+
+  @Test
+  void theWorkerRunningTheLaunchIsKilledAndAnotherRestoresTheSessionWithItsToken() throws Exception {
+    cluster.worker("worker-c");
+    String token = cluster.failedSessionWithToken("s1");
+    cluster.agentMode("hold-initialize");
+    ResumeHandle resume = cluster.start("s1", ResumeMode.RESUME);
+    String launcher = cluster.awaitAgentStarting("s1").workerInstance();
+
+    cluster.kill(launcher);
+    cluster.agentMode("normal");
+    ResumeFailure failure = RecoveryCluster.awaitFailure(resume, Duration.ofMinutes(2));
+
+    assertThat(failure.step()).isEqualTo(ResumeStep.LAUNCH_AGENT);
+    assertThat(failure.failureType()).isEqualTo("ACTIVITY_TIMEOUT_HEARTBEAT");
+    assertThat(failure.sessionState()).isEqualTo(FAILED);
+    assertThat(cluster.state("s1")).isEqualTo(FAILED);
+    assertThat(cluster.identity("s1")).isEqualTo(new SessionIdentity(token, token));
+    assertThat(cluster.lockHeld("s1")).isFalse();
+
+    // The compensation withdrew the killed worker's launch: its row claims no process, so the user's
+    // Resume runs at once, without waiting for the killed worker to count as gone.
+    assertThat(TestStores.claimsLiveProcess(cluster.executor("s1").orElseThrow())).isFalse();
+    assertThat(cluster.executor("s1").orElseThrow().errorMessage()).contains("launch withdrawn");
+    ResumeResult next = cluster.start("s1", ResumeMode.RESUME).await(Duration.ofMinutes(2));
+    assertThat(next.loaded()).isTrue();
+    assertThat(next.providerSessionId()).isEqualTo(token);
+    assertThat(cluster.executor("s1").orElseThrow().workerInstance()).isNotEqualTo(launcher);
+  }
+
+  @Test
+  void aWorkerKilledRightAfterStartingIsReplacedByANewOneAndTheResumeSettles() throws Exception {
+    String token = cluster.failedSessionWithToken("s1");
+    cluster.gitHubBacked("s1", "github_app");
+    // GitHub answers slowly: the resume waits in ISSUE_CREDENTIAL_LEASE, after STARTING.
+    cluster.gitHubApp.server.delay(Duration.ofSeconds(8));
+    ResumeHandle resume = cluster.start("s1", ResumeMode.RESUME);
+    AtomicReference<PendingActivityInfo> leasing = new AtomicReference<>();
+    Await.until(() -> {
+      cluster.startedActivity(resume)
+          .filter(a -> a.getActivityType().getName().equals("IssueCredentialLease"))
+          .ifPresent(leasing::set);
+      return leasing.get() != null;
+    }, Duration.ofMinutes(1), "a worker to run IssueCredentialLease");
+    assertThat(cluster.state("s1")).isEqualTo(STARTING);
+
+    String leaser = leasing.get().getLastWorkerIdentity();
+    cluster.kill(leaser);
+    cluster.gitHubApp.server.delay(Duration.ZERO);
+    cluster.worker("worker-new");
+    ResumeResult result = resume.await(Duration.ofMinutes(3));
+
+    assertThat(result.finalState()).isEqualTo(WAITING_FOR_INPUT);
+    assertThat(result.loaded()).isTrue();
+    assertThat(result.providerSessionId()).isEqualTo(token);
+    assertThat(cluster.executor("s1").orElseThrow().workerInstance()).isNotEqualTo(leaser);
+    assertThat(cluster.transitions("s1")).endsWith("FAILED>STARTING", "STARTING>WAITING_FOR_INPUT");
+    assertThat(cluster.lockHeld("s1")).isFalse();
+  }
+}

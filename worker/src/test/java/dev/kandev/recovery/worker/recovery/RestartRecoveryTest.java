@@ -1,0 +1,139 @@
+package dev.kandev.recovery.worker.recovery;
+
+import static dev.kandev.recovery.workflows.model.SessionState.CREATED;
+import static dev.kandev.recovery.workflows.model.SessionState.RUNNING;
+import static dev.kandev.recovery.workflows.model.SessionState.WAITING_FOR_INPUT;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.kandev.recovery.activities.store.ExecutorsRunningStore;
+import dev.kandev.recovery.activities.store.Fence;
+import dev.kandev.recovery.activities.store.TaskStore;
+import dev.kandev.recovery.activities.store.TestStores;
+import dev.kandev.recovery.activities.store.TranscriptEntry;
+import dev.kandev.recovery.activities.store.TranscriptStore;
+import dev.kandev.recovery.activities.store.WorkerPresenceStore;
+import dev.kandev.recovery.activities.testing.TestAgent;
+import dev.kandev.recovery.activities.testing.TestDatabase;
+import dev.kandev.recovery.worker.harness.ResumeHarness;
+import dev.kandev.recovery.workflows.model.ReviewBucket;
+import dev.kandev.recovery.workflows.model.SessionState;
+import dev.kandev.recovery.workflows.model.TaskState;
+import dev.kandev.recovery.workflows.resume.ResumeMode;
+import dev.kandev.recovery.workflows.resume.ResumeResult;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import org.jdbi.v3.core.Handle;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** The spec's "Turn Finished after a backend restart and automatic resume" scenario. */
+public class RestartRecoveryTest {
+  @RegisterExtension @Order(1) final TestDatabase db = new TestDatabase();
+  @RegisterExtension @Order(2) final ResumeHarness harness = new ResumeHarness(db);
+  private final TranscriptStore transcripts = new TranscriptStore();
+
+  @Test
+  void completedTurnStaysInTurnFinishedThroughABackendRestartAndAutomaticResume() throws Exception {
+    String token = sessionWithACompletedTurn("s1");
+    String taskWrittenAt = taskUpdatedAt("s1");
+    List<TranscriptEntry> transcript = db.tx(h -> TestStores.transcript(h, "s1"));
+    int eventsBeforeRestart = harness.transitions("s1").size();
+    backendDiesWithItsAgent("s1");
+
+    ResumeResult resumed = restartAndAwaitAutomaticResume("s1");
+
+    assertThat(resumed.loaded()).isTrue();
+    assertThat(resumed.providerSessionId()).isEqualTo(token);
+    assertThat(harness.state("s1")).isEqualTo(WAITING_FOR_INPUT);
+    assertThat(db.tx((Handle h) -> TestStores.transcript(h, "s1"))).as("the prior transcript, once").isEqualTo(transcript);
+    // The task was never written during the restart and resume: it stayed REVIEW throughout.
+    assertThat(taskUpdatedAt("s1")).isEqualTo(taskWrittenAt);
+    List<String> sinceRestart = harness.transitions("s1").subList(eventsBeforeRestart, harness.transitions("s1").size());
+    assertThat(sinceRestart).containsExactly("WAITING_FOR_INPUT>STARTING", "STARTING>WAITING_FOR_INPUT");
+    assertThat(sinceRestart).allSatisfy(step ->
+        assertThat(ReviewBucket.classify(SessionState.parse(step.substring(step.indexOf('>') + 1)), TaskState.REVIEW))
+            .as("bucket at %s", step)
+            .isEqualTo(ReviewBucket.REVIEW));
+  }
+
+  @Test
+  void responsePersistedBeforeTheSessionSettledEndsInTurnFinishedAfterTheRestart() throws Exception {
+    sessionWithACompletedTurn("s1");
+    List<TranscriptEntry> transcript = db.tx(h -> TestStores.transcript(h, "s1"));
+    // The backend died after persisting the response but before the lifecycle settled.
+    db.tx(h -> harness.sessions.transition(h, "s1", Set.of(WAITING_FOR_INPUT), RUNNING, "turn", "", Fence.none()));
+    db.tx(h -> new TaskStore().transitionTaskOf(h, "s1", Set.of(TaskState.REVIEW), TaskState.IN_PROGRESS));
+    backendDiesWithItsAgent("s1");
+
+    restartAndAwaitAutomaticResume("s1");
+
+    assertThat(harness.state("s1")).isEqualTo(WAITING_FOR_INPUT);
+    assertThat(db.tx((Handle h) -> TestStores.taskState(h, ResumeHarness.taskOf("s1")))).contains(TaskState.REVIEW);
+    assertThat(ReviewBucket.classify(WAITING_FOR_INPUT, TaskState.REVIEW)).isEqualTo(ReviewBucket.REVIEW);
+    assertThat(db.tx((Handle h) -> TestStores.transcript(h, "s1"))).isEqualTo(transcript);
+  }
+
+  @Test
+  void aWorkerOnTheSameHostThatStillBeatsKeepsItsSessionsUntilItIsGone() throws Exception {
+    String token = sessionWithACompletedTurn("s1");
+    backendDiesWithItsAgent("s1");
+    WorkerPresenceStore presence = new WorkerPresenceStore();
+    db.run(h -> presence.beat(h, "worker-a", "test-host"));
+
+    assertThat(recovery().resumeLostSessions()).as("worker-a is alive").isEmpty();
+
+    harness.fixtures.exec("UPDATE worker_presence SET last_seen_at = now() - interval '2 minutes'"
+        + " WHERE worker_instance = 'worker-a'");
+    ResumeResult resumed = restartAndAwaitAutomaticResume("s1");
+    assertThat(resumed.providerSessionId()).isEqualTo(token);
+    assertThat(harness.state("s1")).isEqualTo(WAITING_FOR_INPUT);
+  }
+
+  @Test
+  void aSessionWaitingForTheUsersRecoveryChoiceIsNotResumedAutomatically() throws Exception {
+    sessionWithACompletedTurn("s1");
+    db.tx(h -> harness.sessions.transition(h, "s1", Set.of(WAITING_FOR_INPUT), RUNNING, "turn", "", Fence.none()));
+    db.tx(h -> harness.sessions.transition(h, "s1", Set.of(RUNNING), WAITING_FOR_INPUT, "agent failed",
+        "agent encountered an error", Fence.none()));
+    backendDiesWithItsAgent("s1");
+
+    assertThat(recovery().resumeLostSessions()).isEmpty();
+  }
+
+  /** A session whose agent answered one prompt; the task is in review. Returns the token. */
+  private String sessionWithACompletedTurn(String sessionId) throws Exception {
+    harness.fixtures.task(ResumeHarness.taskOf(sessionId), ResumeHarness.WORKSPACE, "IN_PROGRESS")
+        .session(sessionId, ResumeHarness.taskOf(sessionId), TestAgent.AGENT_ID, CREATED, "{}");
+    String token = harness.resume(sessionId, ResumeMode.START_FRESH).providerSessionId();
+    var turn = harness.prompt(sessionId, "hello");
+    assertThat(turn.stopReason()).isEqualTo("end_turn");
+    assertThat(db.tx((Handle h) -> TestStores.taskState(h, ResumeHarness.taskOf(sessionId)))).contains(TaskState.REVIEW);
+    assertThat(db.tx((Handle h) -> TestStores.transcript(h, sessionId))).extracting(TranscriptEntry::role).contains("user", "agent");
+    return token;
+  }
+
+  /**
+   * The worker process is gone and its agent with it. A dying process records nothing, so the
+   * runtime row still claims a running agent of the old worker instance.
+   */
+  private void backendDiesWithItsAgent(String sessionId) {
+    harness.components().agentHost().stop(sessionId);
+    harness.fixtures.exec("UPDATE executors_running SET status = 'running' WHERE session_id = ?", sessionId);
+  }
+
+  private ResumeResult restartAndAwaitAutomaticResume(String sessionId) throws Exception {
+    assertThat(recovery().resumeLostSessions()).containsExactly(sessionId);
+    return harness.resumes.attach(sessionId, null).await(Duration.ofMinutes(2));
+  }
+
+  /** The restarted worker: same host, a new instance. */
+  private RestartRecovery recovery() {
+    return new RestartRecovery(db.transactions(), new ExecutorsRunningStore(), harness.resumes, "test-host", "worker-b");
+  }
+
+  private String taskUpdatedAt(String sessionId) {
+    return harness.fixtures.string("SELECT updated_at::text FROM tasks WHERE id = ?", ResumeHarness.taskOf(sessionId));
+  }
+}
