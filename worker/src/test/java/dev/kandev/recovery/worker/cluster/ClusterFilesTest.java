@@ -27,6 +27,7 @@ class ClusterFilesTest {
     for (String service : new String[] {"temporal", "temporal-admin-tools", "temporal-create-namespace"}) {
       assertThat(services.at("/" + service + "/image").asText()).as("image of %s", service).endsWith(":" + version);
     }
+    assertThat(services.at("/temporal-ui/image").asText()).endsWith(":" + setupValue("TEMPORAL_UI_VERSION"));
     assertThat(Files.readString(REPOSITORY.resolve("README.md"))).as("README names the server version")
         .contains("temporal-server " + version).contains("GOTOOLCHAIN=" + setupValue("TEMPORAL_SERVER_GOTOOLCHAIN"));
   }

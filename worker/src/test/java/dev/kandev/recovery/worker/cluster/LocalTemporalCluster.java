@@ -24,7 +24,7 @@ import java.util.concurrent.TimeUnit;
 final class LocalTemporalCluster implements AutoCloseable {
   static final Path REPOSITORY = Path.of("..").toAbsolutePath().normalize();
   static final Path SERVER = REPOSITORY.resolve(".tools/temporal-server/bin/temporal-server");
-  static final List<String> SERVICES = List.of("frontend1", "frontend2", "history", "matching", "worker", "balancer");
+  static final List<String> SERVICES = List.of("frontend1", "frontend2", "history", "matching", "worker", "balancer", "ui");
 
   private final Path dir;
   private final int port;
@@ -47,7 +47,16 @@ final class LocalTemporalCluster implements AutoCloseable {
     }
     String database = "temporal_it_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
     LocalTemporalCluster cluster = new LocalTemporalCluster(dir, freePortBlock(), database);
-    cluster.script(Duration.ofMinutes(4), "start");
+    try {
+      cluster.script(Duration.ofMinutes(4), "start");
+    } catch (AssertionError e) {
+      try {
+        cluster.close(); // what did start, and the databases
+      } catch (AssertionError cleanup) {
+        e.addSuppressed(cleanup);
+      }
+      throw e;
+    }
     return cluster;
   }
 
@@ -59,6 +68,11 @@ final class LocalTemporalCluster implements AutoCloseable {
   /** The address of one frontend ({@code frontend1}, {@code frontend2}) directly. */
   String frontendAddress(String frontend) {
     return "127.0.0.1:" + (port + SERVICES.indexOf(frontend) + 1);
+  }
+
+  /** The Web UI's address, pointed at the balancer. */
+  String webUi() {
+    return "http://127.0.0.1:" + (port + 80);
   }
 
   /** {@code kill -9} of one service, as a crashed host loses it. */
@@ -123,11 +137,11 @@ final class LocalTemporalCluster implements AutoCloseable {
     }
   }
 
-  /** A base port whose 46 ports are free, at most 32767 all (membership ports are a smallint). */
+  /** A base port whose next 80 ports are free, at most 32767 all (membership ports are a smallint). */
   private static int freePortBlock() {
     for (int attempt = 0; attempt < 50; attempt++) {
-      int base = ThreadLocalRandom.current().nextInt(20_000, 32_700);
-      if (allFree(base, base + 45)) {
+      int base = ThreadLocalRandom.current().nextInt(20_000, 32_680);
+      if (allFree(base, base + 80)) {
         return base;
       }
     }
