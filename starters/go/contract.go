@@ -24,6 +24,10 @@ const (
 	FailureInvalidRequest = "INVALID_REQUEST"
 )
 
+// MaxIDBytes is the longest session or agent id, in bytes: with its 15-byte prefix it makes a
+// workflow id of at most 255 bytes, the most Temporal on SQL (PostgreSQL, MySQL) stores.
+const MaxIDBytes = 240
+
 // ResumeWorkflowID is the id of the resume of a session: one runs per session at a time.
 func ResumeWorkflowID(sessionID string) string { return "resume-session-" + sessionID }
 

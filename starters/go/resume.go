@@ -180,8 +180,8 @@ func checkID(field, id string) error {
 	if strings.TrimSpace(id) == "" {
 		return fmt.Errorf("%s is missing or blank", field)
 	}
-	if len(id) > 255 {
-		return fmt.Errorf("%s is %d bytes long; at most 255 (UTF-8) are allowed", field, len(id))
+	if len(id) > MaxIDBytes {
+		return fmt.Errorf("%s is %d bytes long; at most %d (UTF-8) are allowed", field, len(id), MaxIDBytes)
 	}
 	if strings.IndexFunc(id, unicode.IsControl) >= 0 {
 		return fmt.Errorf("%s has a control character", field)

@@ -302,8 +302,8 @@ public class ResumeSessionWorkflowTest {
     harness.establishedSession("s1", FAILED);
     String before = harness.fixtures.dump("task_sessions");
     Map<String, String> expected = Map.of(
-        "s".repeat(10_000), "sessionId is 10000 bytes long; at most 255 (UTF-8) are allowed; nothing was done",
-        "é".repeat(128), "sessionId is 256 bytes long; at most 255 (UTF-8) are allowed; nothing was done",
+        "s".repeat(10_000), "sessionId is 10000 bytes long; at most 240 (UTF-8) are allowed; nothing was done",
+        "é".repeat(128), "sessionId is 256 bytes long; at most 240 (UTF-8) are allowed; nothing was done",
         "s1\n", "sessionId contains a control character (U+000A at index 2); nothing was done",
         "s\u00001", "sessionId contains a control character (U+0000 at index 1); nothing was done",
         "  ", "sessionId is missing; nothing was done");
@@ -323,8 +323,8 @@ public class ResumeSessionWorkflowTest {
     }
 
     // the longest valid id is read, and then is simply not a session
-    String longest = "é".repeat(127) + "x";
-    assertThat(longest.getBytes(StandardCharsets.UTF_8)).hasSize(255);
+    String longest = "é".repeat(119) + "xx";
+    assertThat(longest.getBytes(StandardCharsets.UTF_8)).hasSize(240);
     assertThat(failureOf(ResumeRequest.workflowId(longest), Map.of("sessionId", longest, "mode", "RESUME")).getType())
         .isEqualTo("SESSION_NOT_FOUND");
     assertThat(harness.fixtures.dump("task_sessions")).isEqualTo(before);

@@ -293,7 +293,7 @@ public class RuntimeUpdateWorkflowTest {
   @Test
   void agentIdsPastTheLimitsOrWithControlCharactersAreInvalidRequestsAndRunNothing() throws Exception {
     Map<String, String> expected = Map.of(
-        "a".repeat(256), "agentId is 256 bytes long; at most 255 (UTF-8) are allowed; nothing was done",
+        "a".repeat(241), "agentId is 241 bytes long; at most 240 (UTF-8) are allowed; nothing was done",
         AGENT + "\r\n", "agentId contains a control character (U+000D at index " + AGENT.length() + "); nothing was done",
         "", "agentId is missing; nothing was done");
 

@@ -6,12 +6,17 @@ import java.util.Optional;
 /**
  * What a starter's ids ({@code sessionId}, {@code agentId}) must be. They become workflow ids
  * ({@code resume-session-<sessionId>}, {@code runtime-update-<agentId>}) and search attribute
- * values, and a real Temporal server refuses a workflow id over 1,000 bytes by default: 255 bytes
- * leave room for the prefix and for ids of any Kandev version (UUIDs are 36).
+ * values. Temporal on SQL (PostgreSQL, MySQL) keeps workflow ids in 255-character columns and
+ * refuses a longer one ({@code WorkflowId exceeds maximum allowed length}); both prefixes are 15
+ * bytes, so an id of at most 240 bytes makes a workflow id that every Temporal persistence stores.
+ * That is still room for ids of any Kandev version (UUIDs are 36).
  */
 public final class RecoveryIds {
   /** At most this many bytes in UTF-8 (as {@code len(id)} counts in Go). */
-  public static final int MAX_BYTES = 255;
+  public static final int MAX_BYTES = 240;
+
+  /** The longest workflow id SQL-backed Temporal stores; {@link #MAX_BYTES} plus either prefix fits it. */
+  public static final int MAX_WORKFLOW_ID_BYTES = 255;
 
   private RecoveryIds() {}
 

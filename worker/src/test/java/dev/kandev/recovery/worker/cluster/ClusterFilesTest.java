@@ -1,0 +1,53 @@
+package dev.kandev.recovery.worker.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The compose deployment runs what {@code scripts/cluster} (and {@link TemporalClusterIT}) ran: the
+ * server version {@code scripts/setup} builds, the same history shard count and dynamic config.
+ */
+class ClusterFilesTest {
+  private static final Path REPOSITORY = LocalTemporalCluster.REPOSITORY;
+  private final ObjectMapper yaml = new ObjectMapper(new YAMLFactory());
+
+  @Test
+  void composeRunsTheServerVersionSetupBuilds() throws IOException {
+    String version = setupValue("TEMPORAL_SERVER_VERSION");
+    JsonNode services = yaml.readTree(REPOSITORY.resolve("docker-compose.yml").toFile()).get("services");
+    for (String service : new String[] {"temporal", "temporal-admin-tools", "temporal-create-namespace"}) {
+      assertThat(services.at("/" + service + "/image").asText()).as("image of %s", service).endsWith(":" + version);
+    }
+    assertThat(services.at("/temporal-ui/image").asText()).endsWith(":" + setupValue("TEMPORAL_UI_VERSION"));
+    assertThat(Files.readString(REPOSITORY.resolve("README.md"))).as("README names the server version")
+        .contains("temporal-server " + version).contains("GOTOOLCHAIN=" + setupValue("TEMPORAL_SERVER_GOTOOLCHAIN"));
+  }
+
+  @Test
+  void composeHasTheClustersShardsAndDynamicConfig() throws IOException {
+    JsonNode temporal = yaml.readTree(REPOSITORY.resolve("docker-compose.yml").toFile()).at("/services/temporal");
+    String clusterConfig = Files.readString(REPOSITORY.resolve("deploy/temporal/cluster/temporal-service.yaml"));
+    Matcher shards = Pattern.compile("numHistoryShards: (\\d+)").matcher(clusterConfig);
+    assertThat(shards.find()).isTrue();
+    assertThat(temporal.at("/environment/NUM_HISTORY_SHARDS").asText()).isEqualTo(shards.group(1));
+    assertThat(temporal.at("/environment/DYNAMIC_CONFIG_FILE_PATH").asText()).isEqualTo("config/dynamicconfig/development-sql.yaml");
+    assertThat(temporal.get("volumes").toString()).contains("./deploy/temporal/dynamicconfig:/etc/temporal/config/dynamicconfig");
+    assertThat(Files.readString(REPOSITORY.resolve("scripts/cluster")))
+        .contains("DYNAMIC_CONFIG=\"$REPO/deploy/temporal/dynamicconfig/development-sql.yaml\"");
+  }
+
+  private static String setupValue(String name) throws IOException {
+    Matcher value = Pattern.compile("(?m)^" + name + "=(\\S+)").matcher(Files.readString(REPOSITORY.resolve("scripts/setup")));
+    assertThat(value.find()).as("%s in scripts/setup", name).isTrue();
+    return value.group(1);
+  }
+}
