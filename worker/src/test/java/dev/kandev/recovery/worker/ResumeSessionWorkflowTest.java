@@ -8,7 +8,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.kandev.recovery.activities.json.Json;
-import dev.kandev.recovery.activities.store.Fence;
+import dev.kandev.recovery.workflows.model.Fence;
 import dev.kandev.recovery.activities.store.SessionIdentity;
 import dev.kandev.recovery.activities.testing.TestAgent;
 import dev.kandev.recovery.activities.testing.TestDatabase;
@@ -368,9 +368,9 @@ public class ResumeSessionWorkflowTest {
       if (activity instanceof AgentActivities agents) {
         return new AgentActivities() {
           @Override
-          public LaunchOutcome launchAgent(String sessionId, List<String> leaseIds, long fencingToken) {
+          public LaunchOutcome launchAgent(String sessionId, List<String> leaseIds, Fence fence) {
             snapshotsAtLaunch.add(harness.snapshotJson(sessionId));
-            return agents.launchAgent(sessionId, leaseIds, fencingToken);
+            return agents.launchAgent(sessionId, leaseIds, fence);
           }
 
           @Override

@@ -2,7 +2,7 @@ package dev.kandev.recovery.worker;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.kandev.recovery.activities.store.Fence;
+import dev.kandev.recovery.workflows.model.Fence;
 import dev.kandev.recovery.activities.store.StaleFenceException;
 import dev.kandev.recovery.activities.store.UnknownSessionException;
 import dev.kandev.recovery.workflows.FailureType;

@@ -1,7 +1,7 @@
 package dev.kandev.recovery.activities.agent;
 
 import dev.kandev.recovery.activities.store.ExecutorsRunningStore;
-import dev.kandev.recovery.activities.store.Fence;
+import dev.kandev.recovery.workflows.model.Fence;
 import dev.kandev.recovery.activities.store.Transactions;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -1,6 +1,6 @@
 package dev.kandev.recovery.activities.agent;
 
-import dev.kandev.recovery.activities.store.Fence;
+import dev.kandev.recovery.workflows.model.Fence;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.Objects;

@@ -5,7 +5,7 @@ import dev.kandev.recovery.activities.acp.AcpHandshake;
 import dev.kandev.recovery.activities.acp.AcpRemoteException;
 import dev.kandev.recovery.activities.acp.AcpTimeouts;
 import dev.kandev.recovery.activities.acp.AcpTransportClosedException;
-import dev.kandev.recovery.activities.store.Fence;
+import dev.kandev.recovery.workflows.model.Fence;
 import dev.kandev.recovery.activities.store.SessionIdentity;
 import dev.kandev.recovery.activities.store.SessionIdentityStore;
 import dev.kandev.recovery.activities.store.Transactions;

@@ -10,7 +10,7 @@ import dev.kandev.recovery.activities.credentials.CredentialFailures;
 import dev.kandev.recovery.activities.credentials.GitCredentialEnvironment;
 import dev.kandev.recovery.activities.credentials.IssuedToken;
 import dev.kandev.recovery.activities.store.ExecutorsRunningStore;
-import dev.kandev.recovery.activities.store.Fence;
+import dev.kandev.recovery.workflows.model.Fence;
 import dev.kandev.recovery.activities.store.SessionRecord;
 import dev.kandev.recovery.activities.store.SessionStore;
 import dev.kandev.recovery.activities.store.Transactions;
@@ -68,7 +68,7 @@ public final class AgentActivitiesImpl implements AgentActivities {
   }
 
   @Override
-  public LaunchOutcome launchAgent(String sessionId, List<String> leaseIds, long fencingToken) {
+  public LaunchOutcome launchAgent(String sessionId, List<String> leaseIds, Fence fence) {
     SessionRecord session = transactions.inTransaction("bind session " + sessionId + " to host " + host.host(), h -> {
       SessionRecord read = sessions.get(h, sessionId);
       bindToThisHost(h, sessionId);
@@ -78,7 +78,7 @@ public final class AgentActivitiesImpl implements AgentActivities {
     Map<String, String> env = tokens.isEmpty() ? Map.of() : credentialEnvironment.forTokens(tokens);
     LaunchRequest request = new LaunchRequest(
         sessionId, session.agentId(), Path.of(session.workspacePath().isEmpty() ? "." : session.workspacePath()),
-        env, Fence.of(fencingToken));
+        env, fence);
     // The launch's log lines carry the activity's MDC (workflow, run, session, activity type).
     Map<String, String> mdc = MDC.getCopyOfContextMap();
     CompletableFuture<LaunchResult> launch = CompletableFuture.supplyAsync(() -> {

@@ -4,6 +4,7 @@ import dev.kandev.recovery.activities.store.ResumeLock;
 import dev.kandev.recovery.activities.store.ResumeLockStore;
 import dev.kandev.recovery.activities.store.Transactions;
 import dev.kandev.recovery.workflows.FailureType;
+import dev.kandev.recovery.workflows.model.Fence;
 import dev.kandev.recovery.workflows.resume.ResumeLockActivities;
 import java.time.Duration;
 import java.util.Optional;
@@ -21,7 +22,7 @@ public final class ResumeLockActivitiesImpl implements ResumeLockActivities {
   }
 
   @Override
-  public long acquireResumeLock(String sessionId, String owner) {
+  public Fence acquireResumeLock(String sessionId, String owner) {
     // The holder is read in the same transaction as the refused acquisition, so it is the one that refused it.
     Acquisition acquisition = transactions.inTransaction("acquire the resume lock of session " + sessionId, h -> {
       Optional<ResumeLock> lock = locks.acquire(h, sessionId, owner, ttl);
@@ -31,7 +32,7 @@ public final class ResumeLockActivitiesImpl implements ResumeLockActivities {
       String holder = acquisition.holder().map(l -> l.owner() + " until " + l.expiresAt()).orElse("someone else");
       throw FailureType.RESUME_LOCK_HELD.failure("session " + sessionId + " is locked for a resume by " + holder);
     }
-    return acquisition.lock().get().fencingToken();
+    return acquisition.lock().get().fence();
   }
 
   @Override

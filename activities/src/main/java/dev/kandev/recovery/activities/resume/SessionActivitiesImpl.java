@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.kandev.recovery.activities.store.ExecutorRecord;
 import dev.kandev.recovery.activities.store.ExecutorsRunningStore;
-import dev.kandev.recovery.activities.store.Fence;
+import dev.kandev.recovery.workflows.model.Fence;
 import dev.kandev.recovery.activities.store.GuardedWriteResult;
 import dev.kandev.recovery.activities.store.ResumeLockStore;
 import dev.kandev.recovery.activities.store.SessionIdentity;
@@ -100,16 +100,14 @@ public final class SessionActivitiesImpl implements SessionActivities {
   }
 
   @Override
-  public ResumeContext readResumeContext(String sessionId, ResumeMode mode, long fencingToken) {
+  public ResumeContext readResumeContext(String sessionId, ResumeMode mode, Fence fence) {
     if (sessionId == null || sessionId.isBlank() || mode == null) {
       throw FailureType.INVALID_REQUEST.failure("a resume needs a session id and a mode");
     }
-    // 0: a run from before the context knew its fence (its activity was scheduled without one).
-    Fence fence = fencingToken > 0 ? Fence.of(fencingToken) : Fence.none();
     ContextRows rows = transactions.inSnapshot("read the resume context of session " + sessionId,
         h -> sessions.find(h, sessionId)
             .map(session -> new ContextRows(session, executors.liveOwnerOtherThan(h, sessionId, workerInstance),
-                identities.read(h, sessionId), ownStarting(h, session, fence)))
+                identities.read(h, sessionId), ownStarting(h, session, Fence.orNone(fence))))
             .orElse(null));
     if (rows == null) {
       throw FailureType.SESSION_NOT_FOUND.failure("unknown session '" + sessionId + "'");
@@ -145,18 +143,17 @@ public final class SessionActivitiesImpl implements SessionActivities {
   }
 
   @Override
-  public void clearIdentityForFreshStart(String sessionId, long fencingToken) {
+  public void clearIdentityForFreshStart(String sessionId, Fence fence) {
     try {
       transactions.run("clear the identity of session " + sessionId + " for a fresh start",
-          h -> identities.clearForFreshStart(h, sessionId, Fence.of(fencingToken)));
+          h -> identities.clearForFreshStart(h, sessionId, fence));
     } catch (StaleFenceException e) {
       throw FailureType.RESUME_LOCK_LOST.failure(e.getMessage());
     }
   }
 
   @Override
-  public void markStarting(String sessionId, SessionState priorState, String reason, long fencingToken) {
-    Fence fence = Fence.of(fencingToken);
+  public void markStarting(String sessionId, SessionState priorState, String reason, Fence fence) {
     transactions.run("move session " + sessionId + " to STARTING", h -> {
       TransitionResult result = sessions.transition(h, sessionId, Set.of(priorState), STARTING, "resume: " + reason, "", fence);
       if (!isRetryOfAppliedWrite(h, sessionId, result, STARTING, fence)) {
@@ -166,8 +163,7 @@ public final class SessionActivitiesImpl implements SessionActivities {
   }
 
   @Override
-  public void persistCredentialSnapshot(String sessionId, GitCredentialSnapshot snapshot, long fencingToken) {
-    Fence fence = Fence.of(fencingToken);
+  public void persistCredentialSnapshot(String sessionId, GitCredentialSnapshot snapshot, Fence fence) {
     GuardedWriteResult result = transactions.inTransaction("write the credential snapshot of session " + sessionId, h -> {
       sessions.keepCredentialSnapshotBeforeResume(h, sessionId, fence);
       return writeSnapshot(h, sessionId, snapshot, fence);
@@ -176,10 +172,9 @@ public final class SessionActivitiesImpl implements SessionActivities {
   }
 
   @Override
-  public SessionState settleSession(String sessionId, long fencingToken) {
+  public SessionState settleSession(String sessionId, Fence fence) {
     // A resumed agent is idle: like Kandev, a resume never re-sends a prompt, so no turn runs yet. The
     // turn is finished: the task belongs in the review ("Turn Finished") bucket, in the same transaction.
-    Fence fence = Fence.of(fencingToken);
     Optional<String> lost = transactions.inTransaction("settle session " + sessionId, h -> {
       SessionState now = sessions.lockState(h, sessionId);
       Optional<String> agentLost = agentLost(h, sessionId);
@@ -243,10 +238,9 @@ public final class SessionActivitiesImpl implements SessionActivities {
   }
 
   @Override
-  public SessionState restorePriorState(String sessionId, SessionState priorState, String errorMessage, long fencingToken) {
+  public SessionState restorePriorState(String sessionId, SessionState priorState, String errorMessage, Fence fence) {
     TransitionResult result = transactions.inTransaction("restore session " + sessionId + " to " + priorState,
-        h -> sessions.transition(h, sessionId, Set.of(STARTING), priorState, "resume rolled back", errorMessage,
-            Fence.of(fencingToken)));
+        h -> sessions.transition(h, sessionId, Set.of(STARTING), priorState, "resume rolled back", errorMessage, fence));
     if (!result.won()) {
       log.info("session {} not restored to {}: {} (now {})", sessionId, priorState, result.outcome(), result.now());
     }
@@ -260,8 +254,7 @@ public final class SessionActivitiesImpl implements SessionActivities {
    * {@code previousSnapshot}, which is written back instead.
    */
   @Override
-  public void restoreCredentialSnapshot(String sessionId, GitCredentialSnapshot previousSnapshot, long fencingToken) {
-    Fence fence = Fence.of(fencingToken);
+  public void restoreCredentialSnapshot(String sessionId, GitCredentialSnapshot previousSnapshot, Fence fence) {
     GuardedWriteResult result = transactions.inTransaction("restore the credential snapshot of session " + sessionId,
         h -> sessions.restoreCredentialSnapshotBeforeResume(h, sessionId, Set.of(STARTING), fence).orElseGet(() -> {
           GitCredentialSnapshot stored = sessions.get(h, sessionId).metadataEntry(SNAPSHOT_KEY)

@@ -1,5 +1,6 @@
 package dev.kandev.recovery.activities.store;
 
+import dev.kandev.recovery.workflows.model.Fence;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -1,5 +1,6 @@
 package dev.kandev.recovery.activities.store;
 
+import dev.kandev.recovery.workflows.model.Fence;
 import java.time.Duration;
 import java.util.Optional;
 import org.jdbi.v3.core.Handle;
@@ -19,7 +20,7 @@ public final class ResumeLockStore {
       + " WHERE l.session_id = s.id AND l.fencing_token = :fence))";
 
   static final RowMapper<ResumeLock> RESUME_LOCK = (rs, ctx) -> new ResumeLock(
-      rs.getString("session_id"), rs.getString("owner"), rs.getLong("fencing_token"),
+      rs.getString("session_id"), rs.getString("owner"), Fence.of(rs.getLong("fencing_token")),
       rs.getTimestamp("expires_at").toInstant());
 
   /**

@@ -1,5 +1,6 @@
 package dev.kandev.recovery.activities.store;
 
+import dev.kandev.recovery.workflows.model.Fence;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.mapper.RowMapper;
 import org.jdbi.v3.core.statement.Update;

@@ -3,7 +3,7 @@ package dev.kandev.recovery.activities.agent;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.kandev.recovery.activities.store.Fence;
+import dev.kandev.recovery.workflows.model.Fence;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;

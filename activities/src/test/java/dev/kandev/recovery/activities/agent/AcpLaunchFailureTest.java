@@ -171,7 +171,7 @@ class AcpLaunchFailureTest {
 
     AgentLaunchException e = catchThrowableOfType(AgentLaunchException.class,
         () -> harness.host.launch(new LaunchRequest(SESSION, "nope", workspace, Map.of(),
-            dev.kandev.recovery.activities.store.Fence.none())));
+            dev.kandev.recovery.workflows.model.Fence.none())));
 
     assertThat(e.failureClass()).isEqualTo(AGENT_PROCESS_START_FAILED);
     assertThat(e.getMessage()).contains("unknown agent profile 'nope'", "[test-agent]");

@@ -10,7 +10,7 @@ import dev.kandev.recovery.activities.acp.AcpHandshake;
 import dev.kandev.recovery.activities.acp.AcpRemoteException;
 import dev.kandev.recovery.activities.acp.AcpTransportClosedException;
 import dev.kandev.recovery.activities.json.Json;
-import dev.kandev.recovery.activities.store.Fence;
+import dev.kandev.recovery.workflows.model.Fence;
 import dev.kandev.recovery.activities.store.SessionStore;
 import dev.kandev.recovery.activities.store.TaskStore;
 import dev.kandev.recovery.activities.store.Transactions;

@@ -1,7 +1,7 @@
 package dev.kandev.recovery.activities.credentials;
 
 import dev.kandev.recovery.activities.json.Json;
-import dev.kandev.recovery.activities.store.Fence;
+import dev.kandev.recovery.workflows.model.Fence;
 import dev.kandev.recovery.activities.store.SessionStore;
 import dev.kandev.recovery.activities.testing.CredentialFixtures;
 import dev.kandev.recovery.activities.testing.FakeGitHubServer;

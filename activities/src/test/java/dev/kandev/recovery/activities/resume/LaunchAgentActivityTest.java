@@ -22,6 +22,7 @@ import dev.kandev.recovery.activities.store.SessionStore;
 import dev.kandev.recovery.activities.store.TranscriptStore;
 import dev.kandev.recovery.activities.testing.TestAgent;
 import dev.kandev.recovery.activities.testing.TestDatabase;
+import dev.kandev.recovery.workflows.model.Fence;
 import dev.kandev.recovery.workflows.model.SessionState;
 import dev.kandev.recovery.workflows.resume.AgentActivities;
 import dev.kandev.recovery.workflows.resume.LaunchOutcome;
@@ -105,8 +106,8 @@ class LaunchAgentActivityTest {
     host.close();
   }
 
-  private CompletableFuture<LaunchOutcome> launch(long fencingToken) {
-    return CompletableFuture.supplyAsync(() -> activities.launchAgent(SESSION, List.of(), fencingToken));
+  private CompletableFuture<LaunchOutcome> launch(Fence fence) {
+    return CompletableFuture.supplyAsync(() -> activities.launchAgent(SESSION, List.of(), fence));
   }
 
   private ExecutorRecord execution() {
@@ -115,8 +116,8 @@ class LaunchAgentActivityTest {
 
   @Test
   void heartbeatsWhileTheHandshakeRunsThenReturnsTheServingAgent() throws Exception {
-    long fence = db.tx(h -> new ResumeLockStore().acquire(h, SESSION, "resume-1", Duration.ofMinutes(5)))
-        .orElseThrow().fence().token();
+    Fence fence = db.tx(h -> new ResumeLockStore().acquire(h, SESSION, "resume-1", Duration.ofMinutes(5)))
+        .orElseThrow().fence();
     CompletableFuture<LaunchOutcome> launch = launch(fence);
 
     assertThat(heartbeatsDuringHandshake.await(30, TimeUnit.SECONDS))
@@ -134,7 +135,7 @@ class LaunchAgentActivityTest {
 
   @Test
   void aCancellationDeliveredThroughAHeartbeatStopsTheAgentInItsHandshake() throws Exception {
-    CompletableFuture<LaunchOutcome> launch = launch(1);
+    CompletableFuture<LaunchOutcome> launch = launch(Fence.of(1));
     assertThat(heartbeatsDuringHandshake.await(30, TimeUnit.SECONDS))
         .as("two heartbeats sent while the agent holds its initialize answer").isTrue();
     long pid = execution().pid();

@@ -3,6 +3,7 @@ package dev.kandev.recovery.activities.store;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kandev.recovery.activities.testing.TestDatabase;
+import dev.kandev.recovery.workflows.model.Fence;
 import dev.kandev.recovery.workflows.model.SessionState;
 import org.jdbi.v3.core.Handle;
 import java.util.List;

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.kandev.recovery.activities.json.Json;
 import dev.kandev.recovery.activities.testing.TestDatabase;
+import dev.kandev.recovery.workflows.model.Fence;
 import org.jdbi.v3.core.Handle;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -64,7 +65,7 @@ class ResumeLockStoreTest {
   void reacquiringByTheSameOwnerKeepsTheTokenAndAnotherOwnerIsRefused() {
     ResumeLock first = db.tx(h -> locks.acquire(h, "s1", "run-a", TTL)).orElseThrow();
 
-    assertThat(db.tx((Handle h) -> locks.acquire(h, "s1", "run-a", TTL))).get().extracting(ResumeLock::fencingToken).isEqualTo(first.fencingToken());
+    assertThat(db.tx((Handle h) -> locks.acquire(h, "s1", "run-a", TTL))).get().extracting(ResumeLock::fence).isEqualTo(first.fence());
     assertThat(db.tx((Handle h) -> locks.acquire(h, "s1", "run-b", TTL))).isEmpty();
   }
 
@@ -75,7 +76,7 @@ class ResumeLockStoreTest {
 
     ResumeLock taken = db.tx(h -> locks.acquire(h, "s1", "run-b", TTL)).orElseThrow();
 
-    assertThat(taken.fencingToken()).isGreaterThan(old.fencingToken());
+    assertThat(taken.fence().token()).isGreaterThan(old.fence().token());
     assertThat(db.tx((Handle h) -> TestStores.renew(h, old, TTL))).isEmpty();
     assertThat(db.tx((Handle h) -> locks.release(h, "s1", "run-a"))).isFalse();
     assertThat(db.tx((Handle h) -> locks.current(h, "s1"))).get().extracting(ResumeLock::owner).isEqualTo("run-b");
@@ -83,11 +84,11 @@ class ResumeLockStoreTest {
 
   @Test
   void tokensGrowAcrossReleaseAndReacquire() {
-    long first = db.tx(h -> locks.acquire(h, "s1", "run-a", TTL)).orElseThrow().fencingToken();
+    long first = db.tx(h -> locks.acquire(h, "s1", "run-a", TTL)).orElseThrow().fence().token();
     assertThat(db.tx((Handle h) -> locks.release(h, "s1", "run-a"))).isTrue();
     assertThat(db.tx((Handle h) -> locks.release(h, "s1", "run-a"))).isFalse();
 
-    assertThat(db.tx((Handle h) -> locks.acquire(h, "s1", "run-a", TTL)).orElseThrow().fencingToken()).isGreaterThan(first);
+    assertThat(db.tx((Handle h) -> locks.acquire(h, "s1", "run-a", TTL)).orElseThrow().fence().token()).isGreaterThan(first);
   }
 
   @Test
@@ -97,7 +98,7 @@ class ResumeLockStoreTest {
     ResumeLock renewed = db.tx(h -> TestStores.renew(h, lock, Duration.ofHours(1))).orElseThrow();
 
     assertThat(renewed.expiresAt()).isAfter(lock.expiresAt());
-    assertThat(renewed.fencingToken()).isEqualTo(lock.fencingToken());
+    assertThat(renewed.fence()).isEqualTo(lock.fence());
   }
 
   @Test
@@ -128,14 +129,14 @@ class ResumeLockStoreTest {
   /** A step run again recognises its own STARTING (and what followed it) by the fence, also once unlocked. */
   @Test
   void aFencedMoveToStartingRecordsItsResumeUntilTheNextResumeStarts() {
-    Fence first = Fence.of(db.tx((Handle h) -> locks.acquire(h, "s1", "run-a", TTL)).orElseThrow().fencingToken());
+    Fence first = db.tx((Handle h) -> locks.acquire(h, "s1", "run-a", TTL)).orElseThrow().fence();
     db.tx((Handle h) -> sessions.transition(h, "s1", Set.of(FAILED), STARTING, "resume", "", first));
     db.tx((Handle h) -> locks.release(h, "s1", "run-a"));
     assertThat(startedUnder(first)).as("after the release").isTrue();
     db.tx((Handle h) -> sessions.transition(h, "s1", Set.of(STARTING), FAILED, "agent exited", "", Fence.none()));
     assertThat(startedUnder(first)).as("an unfenced write leaves it").isTrue();
 
-    Fence second = Fence.of(db.tx((Handle h) -> locks.acquire(h, "s1", "run-b", TTL)).orElseThrow().fencingToken());
+    Fence second = db.tx((Handle h) -> locks.acquire(h, "s1", "run-b", TTL)).orElseThrow().fence();
     db.tx((Handle h) -> sessions.transition(h, "s1", Set.of(FAILED), STARTING, "resume", "", second));
 
     assertThat(startedUnder(first)).isFalse();

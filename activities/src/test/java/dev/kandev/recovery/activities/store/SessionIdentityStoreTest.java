@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.kandev.recovery.activities.json.Json;
 import dev.kandev.recovery.activities.testing.TestDatabase;
+import dev.kandev.recovery.workflows.model.Fence;
 import org.jdbi.v3.core.Handle;
 import java.util.Set;
 import org.junit.jupiter.api.BeforeEach;

@@ -15,6 +15,7 @@ import dev.kandev.recovery.activities.json.Json;
 import dev.kandev.recovery.activities.store.TransitionResult.Outcome;
 import dev.kandev.recovery.activities.testing.Fixtures;
 import dev.kandev.recovery.activities.testing.TestDatabase;
+import dev.kandev.recovery.workflows.model.Fence;
 import dev.kandev.recovery.workflows.model.SessionState;
 import dev.kandev.recovery.workflows.model.TaskState;
 import org.jdbi.v3.core.Handle;

@@ -10,6 +10,7 @@ import dev.kandev.recovery.activities.testing.bench.Latencies;
 import dev.kandev.recovery.activities.testing.bench.Load;
 import dev.kandev.recovery.activities.testing.bench.Machine;
 import dev.kandev.recovery.activities.testing.bench.Table;
+import dev.kandev.recovery.workflows.model.Fence;
 import dev.kandev.recovery.workflows.model.SessionState;
 import java.util.ArrayList;
 import java.util.List;

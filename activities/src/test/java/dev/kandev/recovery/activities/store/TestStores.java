@@ -55,7 +55,7 @@ public final class TestStores {
         .bind("ttlMillis", ttl.toMillis())
         .bind("sessionId", lock.sessionId())
         .bind("owner", lock.owner())
-        .bind("fence", lock.fencingToken())
+        .bind("fence", lock.fence().token())
         .map(ResumeLockStore.RESUME_LOCK)
         .findOne();
   }

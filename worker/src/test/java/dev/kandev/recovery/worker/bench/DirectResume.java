@@ -2,6 +2,7 @@ package dev.kandev.recovery.worker.bench;
 
 import dev.kandev.recovery.activities.testing.bench.Latencies;
 import dev.kandev.recovery.worker.Components;
+import dev.kandev.recovery.workflows.model.Fence;
 import dev.kandev.recovery.workflows.model.SessionState;
 import dev.kandev.recovery.workflows.resume.AgentActivities;
 import dev.kandev.recovery.workflows.resume.CredentialActivities;
@@ -60,7 +61,7 @@ public final class DirectResume implements AutoCloseable {
   /** Resumes a FAILED session with a stored token on {@code lane}; returns the launch's outcome. */
   public LaunchOutcome resume(String sessionId, int lane) {
     String owner = ResumeLockOwner.of("direct-" + sessionId, "run-" + runs.incrementAndGet());
-    long fence = step("AcquireResumeLock", () -> locks.acquireResumeLock(sessionId, owner));
+    Fence fence = step("AcquireResumeLock", () -> locks.acquireResumeLock(sessionId, owner));
     ResumeContext context = step("ReadResumeContext", () -> sessions.readResumeContext(sessionId, ResumeMode.RESUME, fence));
     step("MarkStarting", () -> {
       sessions.markStarting(sessionId, context.priorState(), "benchmark", fence);

@@ -7,7 +7,7 @@ import dev.kandev.recovery.activities.agent.AgentProfiles;
 import dev.kandev.recovery.activities.agent.PromptTurns;
 import dev.kandev.recovery.activities.agent.TurnResult;
 import dev.kandev.recovery.activities.json.Json;
-import dev.kandev.recovery.activities.store.Fence;
+import dev.kandev.recovery.workflows.model.Fence;
 import dev.kandev.recovery.activities.store.ResumeLockStore;
 import dev.kandev.recovery.activities.store.SessionIdentity;
 import dev.kandev.recovery.activities.store.SessionIdentityStore;

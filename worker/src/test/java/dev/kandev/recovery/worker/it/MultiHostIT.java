@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.groups.Tuple.tuple;
 
 import dev.kandev.recovery.activities.store.ExecutorRecord;
-import dev.kandev.recovery.activities.store.Fence;
+import dev.kandev.recovery.workflows.model.Fence;
 import dev.kandev.recovery.activities.store.TestStores;
 import dev.kandev.recovery.activities.testing.Await;
 import dev.kandev.recovery.worker.harness.ActivityRun;

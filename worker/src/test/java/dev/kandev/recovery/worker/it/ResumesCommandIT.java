@@ -3,7 +3,7 @@ package dev.kandev.recovery.worker.it;
 import static dev.kandev.recovery.workflows.model.SessionState.CREATED;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.kandev.recovery.activities.store.Fence;
+import dev.kandev.recovery.workflows.model.Fence;
 import dev.kandev.recovery.activities.store.TestStores;
 import dev.kandev.recovery.activities.testing.Await;
 import dev.kandev.recovery.worker.harness.KandevProcess;

@@ -6,7 +6,7 @@ import static dev.kandev.recovery.workflows.model.SessionState.WAITING_FOR_INPUT
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kandev.recovery.activities.store.ExecutorsRunningStore;
-import dev.kandev.recovery.activities.store.Fence;
+import dev.kandev.recovery.workflows.model.Fence;
 import dev.kandev.recovery.activities.store.TaskStore;
 import dev.kandev.recovery.activities.store.TestStores;
 import dev.kandev.recovery.activities.store.TranscriptEntry;

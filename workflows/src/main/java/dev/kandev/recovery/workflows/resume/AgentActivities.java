@@ -1,5 +1,6 @@
 package dev.kandev.recovery.workflows.resume;
 
+import dev.kandev.recovery.workflows.model.Fence;
 import io.temporal.activity.ActivityInterface;
 import java.util.List;
 
@@ -11,7 +12,7 @@ public interface AgentActivities {
    * initialize} and loads the stored session (or creates one if there is none). Failure types are
    * the names of {@code AgentFailureClass}; none of them touches the stored token.
    */
-  LaunchOutcome launchAgent(String sessionId, List<String> leaseIds, long fencingToken);
+  LaunchOutcome launchAgent(String sessionId, List<String> leaseIds, Fence fence);
 
   /**
    * Compensation: stops the session's agent if this host runs one, and withdraws the launch this

@@ -12,6 +12,7 @@ import dev.kandev.recovery.workflows.InvalidRequest;
 import dev.kandev.recovery.workflows.RecoveryIds;
 import dev.kandev.recovery.workflows.RecoveryTaskQueue;
 import dev.kandev.recovery.workflows.WorkflowFailures;
+import dev.kandev.recovery.workflows.model.Fence;
 import dev.kandev.recovery.workflows.model.SessionState;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
@@ -243,7 +244,7 @@ public class ResumeSessionWorkflowImpl implements ResumeSessionWorkflow {
 
   /** What one attempt learned; compensations read it when they run. */
   private static final class Attempt {
-    long fence;
+    Fence fence;
     HostAgents agents;
     boolean launchNeverStarted;
     ResumeContext context;

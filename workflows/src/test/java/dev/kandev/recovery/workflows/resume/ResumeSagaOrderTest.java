@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.kandev.recovery.workflows.FailureType;
 import dev.kandev.recovery.workflows.RecoverySearchAttributes;
+import dev.kandev.recovery.workflows.model.Fence;
 import dev.kandev.recovery.workflows.model.GitCredentialSnapshot;
 import dev.kandev.recovery.workflows.model.SessionState;
 import io.temporal.api.enums.v1.IndexedValueType;
@@ -196,27 +197,27 @@ class ResumeSagaOrderTest {
       }
     }
 
-    @Override public long acquireResumeLock(String sessionId, String owner) { call("acquireResumeLock"); return 7; }
+    @Override public Fence acquireResumeLock(String sessionId, String owner) { call("acquireResumeLock"); return Fence.of(7); }
     @Override public void releaseResumeLock(String sessionId, String owner) { call("releaseResumeLock"); }
-    @Override public ResumeContext readResumeContext(String sessionId, ResumeMode mode, long fencingToken) {
+    @Override public ResumeContext readResumeContext(String sessionId, ResumeMode mode, Fence fence) {
       call("readResumeContext");
       return new ResumeContext(sessionId, "t1", "test-agent", SessionState.FAILED, "tok-1", null, "");
     }
-    @Override public void clearIdentityForFreshStart(String sessionId, long fence) { call("clearIdentityForFreshStart"); }
-    @Override public void markStarting(String sessionId, SessionState prior, String reason, long fence) { call("markStarting"); }
-    @Override public void persistCredentialSnapshot(String sessionId, GitCredentialSnapshot s, long fence) { call("persistCredentialSnapshot"); }
-    @Override public SessionState settleSession(String sessionId, long fence) { call("settleSession"); return SessionState.WAITING_FOR_INPUT; }
-    @Override public SessionState restorePriorState(String sessionId, SessionState prior, String error, long fence) {
+    @Override public void clearIdentityForFreshStart(String sessionId, Fence fence) { call("clearIdentityForFreshStart"); }
+    @Override public void markStarting(String sessionId, SessionState prior, String reason, Fence fence) { call("markStarting"); }
+    @Override public void persistCredentialSnapshot(String sessionId, GitCredentialSnapshot s, Fence fence) { call("persistCredentialSnapshot"); }
+    @Override public SessionState settleSession(String sessionId, Fence fence) { call("settleSession"); return SessionState.WAITING_FOR_INPUT; }
+    @Override public SessionState restorePriorState(String sessionId, SessionState prior, String error, Fence fence) {
       call("restorePriorState");
       return prior;
     }
-    @Override public void restoreCredentialSnapshot(String sessionId, GitCredentialSnapshot previous, long fence) { call("restoreCredentialSnapshot"); }
+    @Override public void restoreCredentialSnapshot(String sessionId, GitCredentialSnapshot previous, Fence fence) { call("restoreCredentialSnapshot"); }
     @Override public CredentialLease issueCredentialLease(String sessionId) {
       call("issueCredentialLease");
       return new CredentialLease(List.of(), new GitCredentialSnapshot(1, "none", null, null, null, null, null, null, null, "default", "2026-01-01T00:00:00Z"));
     }
     @Override public void revokeCredentialLeases(String sessionId) { call("revokeCredentialLeases"); }
-    @Override public LaunchOutcome launchAgent(String sessionId, List<String> leaseIds, long fence) {
+    @Override public LaunchOutcome launchAgent(String sessionId, List<String> leaseIds, Fence fence) {
       call("launchAgent");
       return new LaunchOutcome("tok-1", true, 42, "test-agent");
     }

@@ -1,0 +1,51 @@
+package dev.kandev.recovery.workflows.model;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.google.protobuf.ByteString;
+import dev.kandev.recovery.workflows.client.RecoveryDataConverter;
+import io.temporal.api.common.v1.Payload;
+import io.temporal.api.common.v1.Payloads;
+import io.temporal.common.converter.DataConverter;
+import java.nio.charset.StandardCharsets;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/** A fence in a payload is its token, the plain number recorded histories hold. */
+class FenceTest {
+  private static final DataConverter CONVERTER = RecoveryDataConverter.INSTANCE;
+
+  private static Payload json(String text) {
+    return Payload.newBuilder()
+        .putMetadata("encoding", ByteString.copyFromUtf8("json/plain"))
+        .setData(ByteString.copyFrom(text, StandardCharsets.UTF_8))
+        .build();
+  }
+
+  private static Fence read(String text) {
+    return CONVERTER.fromPayload(json(text), Fence.class, Fence.class);
+  }
+
+  @Test
+  void aFenceIsWrittenAsItsTokenAndReadBack() {
+    Payload written = CONVERTER.toPayload(Fence.of(42)).orElseThrow();
+    assertThat(written.getData().toStringUtf8()).isEqualTo("42");
+    assertThat(read("42")).isEqualTo(Fence.of(42));
+    assertThat(read(CONVERTER.toPayload(Fence.none()).orElseThrow().getData().toStringUtf8())).isEqualTo(Fence.none());
+  }
+
+  @Test
+  void aZeroFromARunThatPredatesFencesIsNoFence() {
+    assertThat(read("0")).isEqualTo(Fence.none());
+    assertThat(read("0").isNone()).isTrue();
+  }
+
+  @Test
+  void anArgumentARunThatPredatesFencesDidNotSendIsNoFence() {
+    // readResumeContext scheduled with (sessionId, mode) only, as in the recorded histories.
+    Optional<Payloads> twoArguments = CONVERTER.toPayloads("s1", "RESUME");
+    Fence missing = CONVERTER.fromPayloads(2, twoArguments, Fence.class, Fence.class);
+    assertThat(Fence.orNone(missing)).isEqualTo(Fence.none());
+    assertThat(Fence.orNone(Fence.of(7))).isEqualTo(Fence.of(7));
+  }
+}
