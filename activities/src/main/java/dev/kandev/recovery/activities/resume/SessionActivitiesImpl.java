@@ -144,6 +144,7 @@ public final class SessionActivitiesImpl implements SessionActivities {
 
   @Override
   public void clearIdentityForFreshStart(String sessionId, Fence fence) {
+    requireLockFence(fence);
     try {
       transactions.run("clear the identity of session " + sessionId + " for a fresh start",
           h -> identities.clearForFreshStart(h, sessionId, fence));
@@ -154,6 +155,7 @@ public final class SessionActivitiesImpl implements SessionActivities {
 
   @Override
   public void markStarting(String sessionId, SessionState priorState, String reason, Fence fence) {
+    requireLockFence(fence);
     transactions.run("move session " + sessionId + " to STARTING", h -> {
       TransitionResult result = sessions.transition(h, sessionId, Set.of(priorState), STARTING, "resume: " + reason, "", fence);
       if (!isRetryOfAppliedWrite(h, sessionId, result, STARTING, fence)) {
@@ -164,6 +166,7 @@ public final class SessionActivitiesImpl implements SessionActivities {
 
   @Override
   public void persistCredentialSnapshot(String sessionId, GitCredentialSnapshot snapshot, Fence fence) {
+    requireLockFence(fence);
     GuardedWriteResult result = transactions.inTransaction("write the credential snapshot of session " + sessionId, h -> {
       sessions.keepCredentialSnapshotBeforeResume(h, sessionId, fence);
       return writeSnapshot(h, sessionId, snapshot, fence);
@@ -173,6 +176,7 @@ public final class SessionActivitiesImpl implements SessionActivities {
 
   @Override
   public SessionState settleSession(String sessionId, Fence fence) {
+    requireLockFence(fence);
     // A resumed agent is idle: like Kandev, a resume never re-sends a prompt, so no turn runs yet. The
     // turn is finished: the task belongs in the review ("Turn Finished") bucket, in the same transaction.
     Optional<String> lost = transactions.inTransaction("settle session " + sessionId, h -> {
@@ -239,6 +243,7 @@ public final class SessionActivitiesImpl implements SessionActivities {
 
   @Override
   public SessionState restorePriorState(String sessionId, SessionState priorState, String errorMessage, Fence fence) {
+    requireLockFence(fence);
     TransitionResult result = transactions.inTransaction("restore session " + sessionId + " to " + priorState,
         h -> sessions.transition(h, sessionId, Set.of(STARTING), priorState, "resume rolled back", errorMessage, fence));
     if (!result.won()) {
@@ -255,6 +260,7 @@ public final class SessionActivitiesImpl implements SessionActivities {
    */
   @Override
   public void restoreCredentialSnapshot(String sessionId, GitCredentialSnapshot previousSnapshot, Fence fence) {
+    requireLockFence(fence);
     GuardedWriteResult result = transactions.inTransaction("restore the credential snapshot of session " + sessionId,
         h -> sessions.restoreCredentialSnapshotBeforeResume(h, sessionId, Set.of(STARTING), fence).orElseGet(() -> {
           GitCredentialSnapshot stored = sessions.get(h, sessionId).metadataEntry(SNAPSHOT_KEY)
@@ -281,6 +287,13 @@ public final class SessionActivitiesImpl implements SessionActivities {
     return result.outcome() == TransitionResult.Outcome.STATE_MISMATCH
         && result.now() == target
         && sessions.lastStartedUnder(h, sessionId, fence);
+  }
+
+  /** A resume writes only under its lock: a payload without a fence is refused, nothing written. */
+  private static void requireLockFence(Fence fence) {
+    if (fence == null || fence.isNone()) {
+      throw FailureType.INVALID_REQUEST.failure("a resume's write needs the fence of its resume lock; the payload had none");
+    }
   }
 
   private static void requireWon(String sessionId, TransitionResult.Outcome outcome, SessionState now, String what) {
