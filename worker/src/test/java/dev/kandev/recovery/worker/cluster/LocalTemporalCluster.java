@@ -100,6 +100,18 @@ final class LocalTemporalCluster implements AutoCloseable {
     return dir.resolve("logs");
   }
 
+  /** Copies the services' logs to {@code target} (they go with the cluster's folder). */
+  void keepLogs(Path target) {
+    try (var files = Files.list(logs())) {
+      Files.createDirectories(target);
+      for (Path log : files.toList()) {
+        Files.copy(log, target.resolve(log.getFileName()), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+      }
+    } catch (IOException e) {
+      System.err.println("could not keep the cluster's logs: " + e);
+    }
+  }
+
   /** Stops the cluster and drops its databases. */
   @Override
   public void close() {

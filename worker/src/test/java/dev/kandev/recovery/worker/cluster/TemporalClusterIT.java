@@ -74,6 +74,7 @@ class TemporalClusterIT {
         try {
           System.out.print(cluster.status());
         } finally {
+          cluster.keepLogs(Path.of("target", "temporal-cluster-logs"));
           cluster.close();
         }
       }
