@@ -27,6 +27,20 @@ public final class TempFolders {
     }
   }
 
+  /**
+   * Kills (SIGKILL) and waits for every process whose command line names the folder: what a test's
+   * processes left behind (e.g. a server a killed parent left running), before the folder goes.
+   */
+  public static void killProcessesUsing(Path folder) {
+    String name = folder.toString();
+    ProcessHandle.allProcesses()
+        .filter(p -> p.info().arguments().map(args -> String.join(" ", args).contains(name)).orElse(false))
+        .forEach(p -> {
+          p.destroyForcibly();
+          p.onExit().join();
+        });
+  }
+
   /** Deletes the folder and everything in it; a folder already gone (or none: null) is fine. */
   public static void delete(Path folder) throws IOException {
     if (folder == null || !Files.exists(folder)) {

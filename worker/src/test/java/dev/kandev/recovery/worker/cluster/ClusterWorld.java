@@ -228,13 +228,7 @@ final class ClusterWorld implements BeforeEachCallback, AfterEachCallback {
         }
       }
     } finally {
-      String folder = dir.toString();
-      ProcessHandle.allProcesses()
-          .filter(p -> p.info().arguments().map(args -> String.join(" ", args).contains(folder)).orElse(false))
-          .forEach(p -> {
-            p.destroyForcibly();
-            p.onExit().join();
-          });
+      TempFolders.killProcessesUsing(dir);
       db.afterEach(context);
       TempFolders.delete(dir);
     }

@@ -410,13 +410,7 @@ public final class RecoveryCluster implements BeforeEachCallback, AfterEachCallb
         }
       }
     } finally {
-      String folder = dir.toString();
-      ProcessHandle.allProcesses()
-          .filter(p -> p.info().arguments().map(args -> String.join(" ", args).contains(folder)).orElse(false))
-          .forEach(p -> {
-            p.destroyForcibly();
-            p.onExit().join();
-          });
+      TempFolders.killProcessesUsing(dir);
       gitHubApp.close();
       db.afterEach(context);
       TempFolders.delete(dir);
