@@ -7,6 +7,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.UUID;
+import java.util.function.Supplier;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
@@ -22,12 +23,23 @@ public final class TestDatabase implements BeforeEachCallback, AfterEachCallback
       System.getenv().getOrDefault("KANDEV_TEST_DB_URL", "jdbc:postgresql://127.0.0.1:5432/postgres");
   public static final String USER = System.getenv().getOrDefault("KANDEV_TEST_DB_USER", "postgres");
 
+  private final Supplier<String> url;
   private Database database;
+
+  /** Schemas on the PostgreSQL of {@link #URL}. */
+  public TestDatabase() {
+    this(() -> URL);
+  }
+
+  /** Schemas on the PostgreSQL at {@code url} (as {@link #USER}), asked for before each test. */
+  public TestDatabase(Supplier<String> url) {
+    this.url = url;
+  }
 
   @Override
   public void beforeEach(ExtensionContext context) {
     String schema = "t_" + UUID.randomUUID().toString().replace("-", "").substring(0, 16);
-    database = Database.open(new DatabaseSettings(URL, USER, "", schema, 24)).migrate();
+    database = Database.open(new DatabaseSettings(url.get(), USER, "", schema, 24)).migrate();
   }
 
   @Override
@@ -38,6 +50,11 @@ public final class TestDatabase implements BeforeEachCallback, AfterEachCallback
     } finally {
       database.close();
     }
+  }
+
+  /** The JDBC URL of the server this test's schema is on. */
+  public String url() {
+    return url.get();
   }
 
   public Database database() {

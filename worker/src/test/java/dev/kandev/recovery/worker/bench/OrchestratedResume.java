@@ -2,6 +2,7 @@ package dev.kandev.recovery.worker.bench;
 
 import dev.kandev.recovery.worker.Components;
 import dev.kandev.recovery.worker.TemporalWorkers;
+import dev.kandev.recovery.worker.cluster.LocalTemporalCluster;
 import dev.kandev.recovery.worker.harness.ActivityStepTimes;
 import dev.kandev.recovery.worker.harness.RealTemporalServer;
 import dev.kandev.recovery.worker.temporal.SearchAttributeRegistrar;
@@ -60,6 +61,14 @@ public final class OrchestratedResume implements AutoCloseable {
       UnaryOperator<WorkerOptions> tuning) {
     RealTemporalServer.Flagged server = RealTemporalServer.startWith(stateDir, databaseFile, flags);
     return new OrchestratedResume(server, server.address(), components, tuning);
+  }
+
+  /**
+   * The production-shaped cluster of {@code scripts/cluster} (its search attributes made by the
+   * operator API); the caller owns the cluster.
+   */
+  static OrchestratedResume onCluster(Components components, LocalTemporalCluster cluster) {
+    return new OrchestratedResume(() -> {}, cluster.address(), components, UnaryOperator.identity());
   }
 
   public ResumeResult resume(String sessionId, ResumeMode mode, ResumeOutcome expected) throws Exception {

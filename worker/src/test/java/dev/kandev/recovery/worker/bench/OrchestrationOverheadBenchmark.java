@@ -15,6 +15,8 @@ import dev.kandev.recovery.activities.testing.bench.Latencies;
 import dev.kandev.recovery.activities.testing.bench.Load;
 import dev.kandev.recovery.activities.testing.bench.Machine;
 import dev.kandev.recovery.worker.Components;
+import dev.kandev.recovery.worker.cluster.LocalPostgres;
+import dev.kandev.recovery.worker.cluster.LocalTemporalCluster;
 import dev.kandev.recovery.worker.config.Settings;
 import dev.kandev.recovery.worker.harness.ActivityStepTimes;
 import dev.kandev.recovery.worker.observability.RecoveryMetrics;
@@ -41,8 +43,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The orchestration's overhead, side by side: the same RESUME of the same FAILED sessions (stored
  * token, the Node test agent, real PostgreSQL, one {@link Components}) run directly in process
- * ({@link DirectResume}), as the workflow on the SDK's test server, and as the workflow on a real
- * dev server. Sequential resumes are interleaved (each round runs every path once, in a rotating
+ * ({@link DirectResume}), as the workflow on the SDK's test server, on a real dev server, and on the
+ * production-shaped cluster of {@code scripts/cluster} (its own PostgreSQL, every service a process,
+ * two frontends behind nginx). Sequential resumes are interleaved (each round runs every path once, in a rotating
  * order) so the machine's noise falls on all of them alike; then each path runs 4 in parallel.
  * Then levers that need no workflow change, each on a fresh dev server against the direct path
  * measured again in the same interleaving. Between two resumes of a session it is reset untimed.
@@ -75,16 +78,20 @@ public class OrchestrationOverheadBenchmark {
     modeFile = tempDir.resolve("agent-mode");
     Files.writeString(modeFile, "normal");
     String machine = Machine.describe(db.dataSource());
-    try (DirectResume direct = new DirectResume(worker("bench-direct"), PARALLEL);
+    try (LocalPostgres postgres = LocalPostgres.start();
+        LocalTemporalCluster cluster = LocalTemporalCluster.start(tempDir.resolve("cluster"), postgres);
+        DirectResume direct = new DirectResume(worker("bench-direct"), PARALLEL);
         OrchestratedResume testServer = OrchestratedResume.onTestServer(worker("bench-test-server"));
         OrchestratedResume devServer = OrchestratedResume.onDevServer(worker("bench-dev-server"), tempDir.resolve("dev"),
-            tempDir.resolve("dev/temporal.db"), List.of(), UnaryOperator.identity())) {
+            tempDir.resolve("dev/temporal.db"), List.of(), UnaryOperator.identity());
+        OrchestratedResume onCluster = OrchestratedResume.onCluster(worker("bench-cluster"), cluster)) {
       sessions.establish(id -> testServer.resume(id, ResumeMode.START_FRESH, ResumeOutcome.STARTED_FRESH), workers);
       Way directWay = new Way("direct (activities in process)", direct::resume);
       Way testWay = new Way("workflow, SDK test server", orchestrated(testServer));
       Way devWay = new Way("workflow, dev server (SQLite file)", orchestrated(devServer));
+      Way clusterWay = new Way("workflow, cluster (PostgreSQL, 16 shards)", orchestrated(onCluster));
 
-      Map<String, Figures> main = measure(List.of(directWay, testWay, devWay), on -> {
+      Map<String, Figures> main = measure(List.of(directWay, testWay, devWay, clusterWay), on -> {
         direct.recordSteps(on);
         devServer.record(on);
       });
@@ -198,14 +205,14 @@ public class OrchestrationOverheadBenchmark {
   private static void printSideBySide(String machine, Map<String, Figures> figures, String directName) {
     Figures direct = figures.get(directName);
     List<String> lines = new ArrayList<>();
-    lines.add(String.format(Locale.ROOT, "| %-36s | %9s | %8s | %9s | %9s | %8s | %9s | %9s |",
+    lines.add(String.format(Locale.ROOT, "| %-42s | %9s | %8s | %9s | %9s | %8s | %9s | %9s |",
         "path", "seq med", "seq p95", "x direct", "par med", "par p95", "x direct", "par res/s"));
     figures.forEach((name, f) -> lines.add(String.format(Locale.ROOT,
-        "| %-36s | %9.1f | %8.1f | %9s | %9.1f | %8.1f | %9s | %9.1f |", name,
+        "| %-42s | %9.1f | %8.1f | %9s | %9.1f | %8.1f | %9s | %9.1f |", name,
         f.sequential().medianMillis(), f.sequential().p95Millis(), ratios(f.sequential(), direct.sequential()),
         f.parallel().medianMillis(), f.parallel().p95Millis(), ratios(f.parallel(), direct.parallel()),
         f.parallelPerSecond())));
-    print("RESUME of a FAILED session with a stored token, three ways (ms, client side; x direct = median / p95 ratio)",
+    print("RESUME of a FAILED session with a stored token, four ways (ms, client side; x direct = median / p95 ratio)",
         machine, lines, "sequential: " + SEQUENTIAL + " per path, interleaved; parallel: " + PARALLEL + " threads x "
             + PER_THREAD + ", a session each; res/s counts the untimed reset.");
   }

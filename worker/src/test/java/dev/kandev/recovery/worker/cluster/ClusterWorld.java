@@ -38,7 +38,8 @@ import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
- * One test's kandev-recovery on the shared cluster: its own PostgreSQL schema, task queue and
+ * One test's kandev-recovery on the shared cluster: its own PostgreSQL schema (on the cluster's
+ * PostgreSQL, beside Temporal's databases), task queue and
  * executor host (so the tests of a class share one cluster without seeing each other's runs),
  * {@code worker} processes and CLI commands of the packaged jar pointed at the balancer, and the
  * project's test agent with a mode file and a launch log.
@@ -48,7 +49,7 @@ final class ClusterWorld implements BeforeEachCallback, AfterEachCallback {
   private static final AtomicInteger WORLDS = new AtomicInteger();
 
   private final Supplier<LocalTemporalCluster> cluster;
-  private final TestDatabase db = new TestDatabase();
+  private final TestDatabase db;
   private final Map<String, JarProcess> workers = new LinkedHashMap<>();
   private final AtomicInteger commands = new AtomicInteger();
   private Path dir;
@@ -60,6 +61,7 @@ final class ClusterWorld implements BeforeEachCallback, AfterEachCallback {
 
   ClusterWorld(Supplier<LocalTemporalCluster> cluster) {
     this.cluster = cluster;
+    this.db = new TestDatabase(() -> cluster.get().postgres().jdbcUrl());
   }
 
   @Override
@@ -102,7 +104,7 @@ final class ClusterWorld implements BeforeEachCallback, AfterEachCallback {
     env.put("TEMPORAL_ADDRESS", cluster.get().address());
     env.put("KANDEV_TASK_QUEUE", queue);
     env.put("KANDEV_HOST", host);
-    env.put("KANDEV_DB_URL", TestDatabase.URL);
+    env.put("KANDEV_DB_URL", db.url());
     env.put("KANDEV_DB_USER", TestDatabase.USER);
     env.put("KANDEV_DB_SCHEMA", db.database().schema());
     env.put("KANDEV_STATE_DIR", dir.resolve("state").toString());
@@ -195,6 +197,11 @@ final class ClusterWorld implements BeforeEachCallback, AfterEachCallback {
 
   Path logs() {
     return dir.resolve("logs");
+  }
+
+  /** The JDBC URL of the PostgreSQL this test's schema is on (the cluster's). */
+  String databaseUrl() {
+    return db.url();
   }
 
   /** This test's PostgreSQL schema, the one the processes use. */

@@ -21,7 +21,7 @@ import java.util.concurrent.TimeUnit;
  * exactly as a user runs it, on ports and databases of its own, its folder in the test's. Its
  * address is the balancer's.
  */
-final class LocalTemporalCluster implements AutoCloseable {
+public final class LocalTemporalCluster implements AutoCloseable {
   static final Path REPOSITORY = Path.of("..").toAbsolutePath().normalize();
   static final Path SERVER = REPOSITORY.resolve(".tools/temporal-server/bin/temporal-server");
   static final List<String> SERVICES = List.of("frontend1", "frontend2", "history", "matching", "worker", "balancer", "ui");
@@ -29,24 +29,27 @@ final class LocalTemporalCluster implements AutoCloseable {
   private final Path dir;
   private final int port;
   private final String database;
+  private final LocalPostgres postgres;
 
-  private LocalTemporalCluster(Path dir, int port, String database) {
+  private LocalTemporalCluster(Path dir, int port, String database, LocalPostgres postgres) {
     this.dir = dir;
     this.port = port;
     this.database = database;
+    this.postgres = postgres;
   }
 
   /**
-   * Starts a cluster in {@code dir}; fails with the setup command when there is no temporal-server
-   * (this test proves the product on that server: it never skips).
+   * Starts a cluster in {@code dir} with its databases on {@code postgres}; fails with the setup
+   * command when there is no temporal-server (this test proves the product on that server: it never
+   * skips).
    */
-  static LocalTemporalCluster start(Path dir) {
+  public static LocalTemporalCluster start(Path dir, LocalPostgres postgres) {
     if (!Files.isExecutable(SERVER)) {
       throw new AssertionError("this test runs kandev-recovery on a Temporal cluster and found no " + SERVER
           + ": run scripts/setup (it builds temporal-server and temporal-sql-tool into .tools/temporal-server; needs Go)");
     }
     String database = "temporal_it_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
-    LocalTemporalCluster cluster = new LocalTemporalCluster(dir, freePortBlock(), database);
+    LocalTemporalCluster cluster = new LocalTemporalCluster(dir, freePortBlock(), database, postgres);
     try {
       cluster.script(Duration.ofMinutes(4), "start");
     } catch (AssertionError e) {
@@ -61,13 +64,18 @@ final class LocalTemporalCluster implements AutoCloseable {
   }
 
   /** The balancer in front of the two frontends: the address every client of this cluster uses. */
-  String address() {
+  public String address() {
     return "127.0.0.1:" + port;
   }
 
   /** The address of one frontend ({@code frontend1}, {@code frontend2}) directly. */
   String frontendAddress(String frontend) {
     return "127.0.0.1:" + (port + SERVICES.indexOf(frontend) + 1);
+  }
+
+  /** The PostgreSQL the cluster's databases are on. */
+  LocalPostgres postgres() {
+    return postgres;
   }
 
   /** The Web UI's address, pointed at the balancer. */
@@ -92,7 +100,7 @@ final class LocalTemporalCluster implements AutoCloseable {
     return script(Duration.ofMinutes(3), args.toArray(String[]::new));
   }
 
-  String status() {
+  public String status() {
     return script(Duration.ofSeconds(30), "status");
   }
 
@@ -128,7 +136,8 @@ final class LocalTemporalCluster implements AutoCloseable {
       builder.environment().putAll(Map.of(
           "KANDEV_CLUSTER_DIR", dir.toString(),
           "KANDEV_CLUSTER_PORT", Integer.toString(port),
-          "KANDEV_CLUSTER_DB", database));
+          "KANDEV_CLUSTER_DB", database,
+          "KANDEV_CLUSTER_PG", postgres.hostPort()));
       Process process = builder.start();
       boolean ended = process.waitFor(within.toMillis(), TimeUnit.MILLISECONDS);
       String text = Files.readString(output, StandardCharsets.UTF_8);

@@ -9,6 +9,13 @@ import dev.kandev.recovery.activities.store.SessionStore;
 import dev.kandev.recovery.activities.testing.Await;
 import dev.kandev.recovery.activities.testing.TempFolders;
 import dev.kandev.recovery.activities.testing.TestDatabase;
+import dev.kandev.recovery.activities.testing.TestAgentNpmWorld;
+import dev.kandev.recovery.worker.harness.RuntimeUpdateHarness;
+import dev.kandev.recovery.workflows.client.RuntimeUpdateClient;
+import dev.kandev.recovery.workflows.runtime.RuntimeUpdateStatus;
+import dev.kandev.recovery.workflows.runtime.TestAgents;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Order;
 import dev.kandev.recovery.workflows.client.ResumeFailedException;
 import dev.kandev.recovery.workflows.client.ResumeHandle;
 import dev.kandev.recovery.workflows.model.SessionState;
@@ -20,6 +27,8 @@ import io.grpc.StatusRuntimeException;
 import io.temporal.api.enums.v1.PendingActivityState;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.client.WorkflowServiceException;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
@@ -47,14 +56,16 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * kandev-recovery on a production-shaped Temporal cluster ({@code scripts/cluster}: PostgreSQL, SQL
  * advanced visibility, 16 shards, every service its own process, two frontends behind nginx), the
- * namespace and search attributes made by the operator API, never by the worker. Black-box: the
- * packaged jar as processes through the balancer, the test agent, SIGKILL of Temporal's own
- * services. One cluster for the class (it takes seconds to start); each test has its own schema,
+ * namespace and search attributes made by the operator API, never by the worker; Temporal's
+ * databases and the project's schemas on one PostgreSQL of the class's own. Black-box: the packaged
+ * jar as processes through the balancer, the test agent, SIGKILL of Temporal's own services, a
+ * restart of the PostgreSQL. One cluster for the class (it takes seconds to start); each test has its own schema,
  * task queue and host, and finds every service running.
  */
 class TemporalClusterIT {
   private static final Duration OUTCOME = Duration.ofMinutes(3);
   private static Path dir;
+  private static LocalPostgres postgres;
   private static LocalTemporalCluster cluster;
 
   @RegisterExtension final ClusterWorld world = new ClusterWorld(() -> cluster);
@@ -63,7 +74,8 @@ class TemporalClusterIT {
   static void startCluster() throws Exception {
     dir = Files.createTempDirectory("kandev-temporal-cluster-");
     long began = System.nanoTime();
-    cluster = LocalTemporalCluster.start(dir.resolve("cluster"));
+    postgres = LocalPostgres.start();
+    cluster = LocalTemporalCluster.start(dir.resolve("cluster"), postgres);
     System.out.printf("cluster ready in %d ms%n%s", (System.nanoTime() - began) / 1_000_000, cluster.status());
   }
 
@@ -79,7 +91,13 @@ class TemporalClusterIT {
         }
       }
     } finally {
-      TempFolders.delete(dir);
+      try {
+        if (postgres != null) {
+          postgres.close();
+        }
+      } finally {
+        TempFolders.delete(dir);
+      }
     }
   }
 
@@ -183,13 +201,38 @@ class TemporalClusterIT {
   }
 
   /**
+   * The PostgreSQL under Temporal's databases and the project's schema stopped (as a restart does)
+   * while launches are held in ACP initialize and more wait in the host's launch queue; the held
+   * agents answer while it is down, so their settles meet no database. Once it is back every resume
+   * ends settled or restored, each agent launched once.
+   */
+  @Test
+  void aPostgresRestartDuringResumesLosesNoResume() throws Exception {
+    int resumes = 5;
+    int cap = 2;
+    world.worker("w1", Map.of("KANDEV_MAX_CONCURRENT_LAUNCHES", Integer.toString(cap)));
+    Map<String, ResumeHandle> handles = heldFreshStarts("s-pg-", resumes, cap);
+
+    postgres.stop();
+    world.agentMode("normal");
+    Await.until(() -> world.agentEvents().stream().filter(e -> e.event().equals("session")).count() == cap,
+        Duration.ofMinutes(1), "the " + cap + " held agents to answer while PostgreSQL is down");
+    postgres.startServer();
+    System.out.print(cluster.startAll()); // names any service the outage stopped
+
+    Map<String, String> outcomes = outcomes(handles, "a restart of PostgreSQL");
+    assertSettledOrRestored(outcomes);
+    assertThat(outcomes.values()).as("a short outage only delays the resumes").containsOnly("STARTED_FRESH");
+  }
+
+  /**
    * Every service restarted cleanly (SIGTERM, then started), one at a time, while resumes run:
    * launches held and queued through the frontends' and the worker service's restarts, released
    * before matching's and history's. All end, each one launch.
    */
   @Test
   void aRollingRestartOfEveryServiceLosesNoResume() throws Exception {
-    int resumes = 20;
+    int resumes = 50;
     int cap = 4;
     world.worker("w1", Map.of("KANDEV_MAX_CONCURRENT_LAUNCHES", Integer.toString(cap)));
     Map<String, ResumeHandle> handles = heldFreshStarts("s-roll-", resumes, cap);
@@ -295,31 +338,89 @@ class TemporalClusterIT {
 
   /**
    * The Go starter's own tests ({@code starters/go}, the Kandev API's way in) through the balancer,
-   * against a worker on the contract's task queue: they pass with none skipped.
+   * against a worker on the contract's task queue, while each frontend in turn is SIGKILLed (and
+   * started again) under them: they pass with none skipped, their calls going on through the other.
    */
   @Test
-  void theGoStartersTestsPassOnTheCluster() throws Exception {
+  void theGoStartersTestsPassOnTheClusterWhileEitherFrontendIsKilled() throws Exception {
     world.worker("w-go", Map.of("KANDEV_TASK_QUEUE", "kandev-recovery"));
     Path module = LocalTemporalCluster.REPOSITORY.resolve("starters/go");
     Path output = world.logs().resolve("go-test.log");
     ProcessBuilder builder = new ProcessBuilder("go", "test", "-count=1", "-v", "./...")
         .directory(module.toFile()).redirectErrorStream(true).redirectOutput(output.toFile());
-    String database = TestDatabase.URL.replaceFirst("^jdbc:postgresql://", "");
+    String database = world.databaseUrl().replaceFirst("^jdbc:postgresql://", "");
     builder.environment().putAll(Map.of(
         "KANDEV_STARTER_TEMPORAL_ADDRESS", cluster.address(),
         "KANDEV_STARTER_DB_URL", "postgres://" + TestDatabase.USER + "@" + database
             + (database.contains("?") ? "&" : "?") + "search_path=" + world.schema(),
         "KANDEV_STARTER_AGENT_MODE_FILE", world.modeFile().toString()));
     Process go = builder.start();
-    boolean ended = go.waitFor(5, TimeUnit.MINUTES);
-    if (!ended) {
+    try {
+      // each frontend goes down while tests run (their clients connected), and comes back
+      killWhenRunning(go, output, "frontend1", "TestStartFreshCreatesAProviderSession");
+      startAllWhenRunning(go, output, "TestRejectedResumesChangeNothing");
+      killWhenRunning(go, output, "frontend2", "TestASecondStartAttachesToTheRunningResume");
+      startAllWhenRunning(go, output, "TestResumesAreListedBySession");
+      assertThat(go.waitFor(5, TimeUnit.MINUTES)).as("go test ended within 5 minutes:%n%s", Files.readString(output)).isTrue();
+    } finally {
       go.descendants().forEach(ProcessHandle::destroyForcibly);
       go.destroyForcibly();
     }
     String log = Files.readString(output);
-    assertThat(ended).as("go test ended within 5 minutes:%n%s", log).isTrue();
     assertThat(go.exitValue()).as("go test on the cluster:%n%s", log).isZero();
     assertThat(log).as("no Go test was skipped:%n%s", log).doesNotContain("--- SKIP").contains("--- PASS: TestCancelRestoresThePriorState");
+  }
+
+  private void killWhenRunning(Process go, Path log, String frontend, String test) {
+    awaitTest(go, log, test);
+    System.out.print(cluster.kill(frontend));
+  }
+
+  private void startAllWhenRunning(Process go, Path log, String test) {
+    awaitTest(go, log, test);
+    System.out.print(cluster.startAll());
+  }
+
+  /** Until {@code go test -v} has begun {@code test} (or ended: the final assertions say why). */
+  private static void awaitTest(Process go, Path log, String test) {
+    Await.until(() -> !go.isAlive() || read(log).contains("=== RUN   " + test), Duration.ofMinutes(3), "go test to run " + test);
+  }
+
+  private static String read(Path file) {
+    try {
+      return Files.readString(file);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /**
+   * The runtime update of a corrupt execution tree, by a worker in process on the cluster (its
+   * catalogue has the test agent, whose package a private npm world serves): the update fails, the
+   * targeted repair, the one retry, the ACP probe, SUCCEEDED; found by its search attribute.
+   */
+  @Nested
+  class RuntimeUpdate {
+    @RegisterExtension static final TestAgentNpmWorld npm = new TestAgentNpmWorld();
+    @RegisterExtension @Order(1) final TestDatabase db = new TestDatabase(() -> postgres.jdbcUrl());
+    @RegisterExtension @Order(2) final RuntimeUpdateHarness harness =
+        RuntimeUpdateHarness.onServer(db, npm, () -> cluster.address(), "kandev-it-runtime-" + ProcessHandle.current().pid());
+
+    @Test
+    void aCorruptTreeIsRepairedRetriedOnceAndProbed() throws Exception {
+      String agent = TestAgents.TEST_AGENT.agentId();
+      npm.installThroughNpx();
+      harness.corrupt(TestAgents.TEST_AGENT.packageSpec());
+
+      RuntimeUpdateClient.Job job = harness.updates.start(agent, "user:alice");
+      assertThat(job.await(OUTCOME).status()).isEqualTo(RuntimeUpdateStatus.SUCCEEDED);
+      assertThat(RuntimeUpdateHarness.activities(harness.history(job.workflowId(), job.runId())))
+          .filteredOn(type -> !type.equals("RuntimeSaveJob"))
+          .containsExactly("RuntimeRunUpdate", "RuntimeRepairExecutionCache", "RuntimeRunUpdate", "RuntimeProbeAcp");
+      Await.until(() -> harness.client.listExecutions("KandevAgentId = \"" + agent + "\" AND WorkflowId = \""
+          + job.workflowId() + "\" AND ExecutionStatus = \"Completed\"").count() == 1, Duration.ofMinutes(1),
+          "SQL visibility to list the update by KandevAgentId");
+    }
   }
 
   /** Launch activities scheduled but not started: waiting in the host's launch queue (the cap is reached). */

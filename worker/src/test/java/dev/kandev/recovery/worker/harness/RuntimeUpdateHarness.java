@@ -36,6 +36,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
@@ -43,8 +44,8 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * The real worker components against a private npm world (a {@link TestAgentNpmWorld}: its own
- * cache, the test agent's package on a local registry), on the SDK's test environment or on a real
- * Temporal server (the CLI's dev server, with its Web UI). A JUnit extension, started before each
+ * cache, the test agent's package on a local registry), on the SDK's test environment, on a real
+ * Temporal server (the CLI's dev server, with its Web UI) or on one that runs already. A JUnit extension, started before each
  * test and stopped after it; register it after the {@link TestDatabase} and the world it uses:
  * {@code @RegisterExtension @Order(2) final RuntimeUpdateHarness harness = RuntimeUpdateHarness.onTestServer(db, world);}.
  */
@@ -52,6 +53,8 @@ public final class RuntimeUpdateHarness implements BeforeEachCallback, AfterEach
   private final TestDatabase db;
   private final TestAgentNpmWorld world;
   private final boolean realServer;
+  private final Supplier<String> serverAddress;
+  private final String queue;
 
   // What beforeEach starts.
   /** The folder the npm world (and a real server's state) lives in. */
@@ -64,20 +67,29 @@ public final class RuntimeUpdateHarness implements BeforeEachCallback, AfterEach
   private AutoCloseable temporal;
   private String webUi;
 
-  private RuntimeUpdateHarness(TestDatabase db, TestAgentNpmWorld world, boolean realServer) {
+  private RuntimeUpdateHarness(TestDatabase db, TestAgentNpmWorld world, boolean realServer, Supplier<String> serverAddress,
+      String queue) {
     this.db = db;
     this.world = world;
     this.realServer = realServer;
+    this.serverAddress = serverAddress;
+    this.queue = queue;
   }
 
   /** On the SDK's test environment, against {@code world}'s npm (a static extension of the test class). */
   public static RuntimeUpdateHarness onTestServer(TestDatabase db, TestAgentNpmWorld world) {
-    return new RuntimeUpdateHarness(db, world, false);
+    return new RuntimeUpdateHarness(db, world, false, null, RecoveryTaskQueue.DEFAULT);
   }
 
   /** On a real Temporal server (the CLI's dev server) with its Web UI. */
   public static RuntimeUpdateHarness onRealServer(TestDatabase db, TestAgentNpmWorld world) {
-    return new RuntimeUpdateHarness(db, world, true);
+    return new RuntimeUpdateHarness(db, world, true, null, RecoveryTaskQueue.DEFAULT);
+  }
+
+  /** On a Temporal server that runs already (at the address {@code serverAddress} gives), on {@code queue}. */
+  public static RuntimeUpdateHarness onServer(TestDatabase db, TestAgentNpmWorld world, Supplier<String> serverAddress,
+      String queue) {
+    return new RuntimeUpdateHarness(db, world, true, serverAddress, queue);
   }
 
   @Override
@@ -86,12 +98,16 @@ public final class RuntimeUpdateHarness implements BeforeEachCallback, AfterEach
     registry = world.registry();
     npm = world.sandbox();
     components = components(db, npm);
-    if (realServer) {
-      startOnRealServer(RealTemporalServer.start(dir.resolve("temporal")));
+    if (serverAddress != null) {
+      startOnRealServer(serverAddress.get(), () -> {});
+    } else if (realServer) {
+      DevTemporalServer server = RealTemporalServer.start(dir.resolve("temporal"));
+      webUi = server.webUi();
+      startOnRealServer(server.address(), server);
     } else {
       startOnTestServer();
     }
-    updates = new RuntimeUpdateClient(client, RecoveryTaskQueue.DEFAULT);
+    updates = new RuntimeUpdateClient(client, queue);
   }
 
   private void startOnTestServer() {
@@ -103,24 +119,23 @@ public final class RuntimeUpdateHarness implements BeforeEachCallback, AfterEach
     temporal = env::close;
     RecoverySearchAttributes.ALL.forEach(
         key -> env.registerSearchAttribute(key.getName(), IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD));
-    TemporalWorkers.register(env::newWorker, RecoveryTaskQueue.DEFAULT, components.registrations());
+    TemporalWorkers.register(env::newWorker, queue, components.registrations());
     env.start();
     client = env.getWorkflowClient();
   }
 
-  private void startOnRealServer(DevTemporalServer server) {
+  private void startOnRealServer(String address, AutoCloseable server) {
     temporal = server;
-    TemporalConnection connection = TemporalConnection.open(server.address(), "default", "test-worker");
+    TemporalConnection connection = TemporalConnection.open(address, "default", "test-worker");
     WorkerFactory factory = WorkerFactory.newInstance(connection.client, TemporalWorkers.factoryOptions());
     temporal = () -> {
       factory.shutdownNow();
       connection.close();
       server.close();
     };
-    TemporalWorkers.register(factory::newWorker, RecoveryTaskQueue.DEFAULT, components.registrations());
+    TemporalWorkers.register(factory::newWorker, queue, components.registrations());
     factory.start();
     client = connection.client;
-    webUi = server.webUi();
   }
 
   /** Stops what {@link #beforeEach} started, also when it stopped half way. */
