@@ -48,7 +48,9 @@ const (
 type ResumeRequest struct {
 	SessionID string     `json:"sessionId"`
 	Mode      ResumeMode `json:"mode"`
-	// Reason is why the resume happens: "user" (the default) or "restart_recovery".
+	// Reason is why the resume happens, for the operator: "user" (the default), ...; it changes
+	// nothing the resume does. (The request's hostWait is only for the worker's restart recovery,
+	// so this struct leaves it out: the launch waits the workers' configured host wait.)
 	Reason string `json:"reason,omitempty"`
 	// RequestedBy is who asked, for the operator: a user id, "kandev-api", ...
 	RequestedBy string `json:"requestedBy,omitempty"`
