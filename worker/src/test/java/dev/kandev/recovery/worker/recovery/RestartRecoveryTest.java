@@ -14,6 +14,7 @@ import dev.kandev.recovery.activities.store.TranscriptStore;
 import dev.kandev.recovery.activities.store.WorkerPresenceStore;
 import dev.kandev.recovery.activities.testing.TestAgent;
 import dev.kandev.recovery.activities.testing.TestDatabase;
+import dev.kandev.recovery.worker.harness.RecordedHistories;
 import dev.kandev.recovery.worker.harness.ResumeHarness;
 import dev.kandev.recovery.workflows.model.ReviewBucket;
 import dev.kandev.recovery.workflows.model.SessionState;
@@ -48,6 +49,7 @@ public class RestartRecoveryTest {
     backendDiesWithItsAgent("s1");
 
     ResumeResult resumed = restartAndAwaitAutomaticResume("s1");
+    RecordedHistories.recordIfAsked(harness.history("s1"), "host-wait-field-resume-restart-recovery");
 
     assertThat(resumed.loaded()).isTrue();
     assertThat(resumed.providerSessionId()).isEqualTo(token);
