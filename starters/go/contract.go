@@ -48,11 +48,26 @@ const (
 type ResumeRequest struct {
 	SessionID string     `json:"sessionId"`
 	Mode      ResumeMode `json:"mode"`
-	// Reason is why the resume happens: "user" (the default) or "restart_recovery".
+	// Reason is why the resume happens, for the operator: "user" (the default), ...; it changes
+	// nothing the resume does.
 	Reason string `json:"reason,omitempty"`
 	// RequestedBy is who asked, for the operator: a user id, "kandev-api", ...
 	RequestedBy string `json:"requestedBy,omitempty"`
+	// HostWait is how long the launch waits for a worker of the session's host. Leave it empty
+	// (HostWaitConfigured): HostWaitRestartRecovery is what a worker's restart recovery asks for.
+	HostWait ResumeHostWait `json:"hostWait,omitempty"`
 }
+
+// ResumeHostWait says how long a resume's launch waits for a worker of the session's host.
+type ResumeHostWait string
+
+const (
+	// HostWaitConfigured is the workers' setting KANDEV_HOST_WAIT_SECONDS (default 60 s).
+	HostWaitConfigured ResumeHostWait = "CONFIGURED"
+	// HostWaitRestartRecovery is 30 minutes: for the resumes a worker's restart recovery starts for
+	// the sessions its host lost (that worker is the host's own and alive; the host may be busy).
+	HostWaitRestartRecovery ResumeHostWait = "RESTART_RECOVERY"
+)
 
 // ResumeOutcome values of a successful resume, and the KandevOutcome search attribute of the others.
 const (

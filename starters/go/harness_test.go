@@ -138,16 +138,23 @@ func (w *world) newSession(t *testing.T, state string) string {
 func (w *world) startedFresh(t *testing.T) (string, string) {
 	t.Helper()
 	sessionID := w.newSession(t, "CREATED")
-	ctx := within(t, 2*time.Minute)
-	resume, err := w.starter.StartResume(ctx, recovery.ResumeRequest{SessionID: sessionID, Mode: recovery.ModeStartFresh})
+	_, result := w.resumeToTheEnd(t, within(t, 2*time.Minute),
+		recovery.ResumeRequest{SessionID: sessionID, Mode: recovery.ModeStartFresh})
+	return sessionID, result.ProviderSessionID
+}
+
+// resumeToTheEnd starts a resume and waits for its success.
+func (w *world) resumeToTheEnd(t *testing.T, ctx context.Context, req recovery.ResumeRequest) (*recovery.Resume, recovery.ResumeResult) {
+	t.Helper()
+	resume, err := w.starter.StartResume(ctx, req)
 	if err != nil {
-		t.Fatalf("start fresh of %s: %v", sessionID, err)
+		t.Fatalf("%s of %s: %v", req.Mode, req.SessionID, err)
 	}
 	result, err := resume.Await(ctx)
 	if err != nil {
-		t.Fatalf("start fresh of %s: %v", sessionID, err)
+		t.Fatalf("%s of %s: %v", req.Mode, req.SessionID, err)
 	}
-	return sessionID, result.ProviderSessionID
+	return resume, result
 }
 
 // failedWithToken is a session whose agent made its provider session and then failed, as Kandev

@@ -132,8 +132,13 @@ func awaitOutcome[R, D any](ctx context.Context, c client.Client, workflowID, ru
 
 // Progress runs the progress query: the current step and what happened so far.
 func (r *Resume) Progress(ctx context.Context) (ResumeProgress, error) {
-	var progress ResumeProgress
-	value, err := r.client.QueryWorkflow(ctx, r.WorkflowID, r.RunID, ProgressQuery)
+	return queryProgress[ResumeProgress](ctx, r.client, r.WorkflowID, r.RunID)
+}
+
+// queryProgress runs a workflow's progress query and decodes its answer.
+func queryProgress[P any](ctx context.Context, c client.Client, workflowID, runID string) (P, error) {
+	var progress P
+	value, err := c.QueryWorkflow(ctx, workflowID, runID, ProgressQuery)
 	if err != nil {
 		return progress, err
 	}

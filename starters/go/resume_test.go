@@ -21,16 +21,9 @@ func TestStartFreshCreatesAProviderSession(t *testing.T) {
 	sessionID := w.newSession(t, "CREATED")
 	ctx := within(t, 2*time.Minute)
 
-	resume, err := w.starter.StartResume(ctx, recovery.ResumeRequest{
+	resume, result := w.resumeToTheEnd(t, ctx, recovery.ResumeRequest{
 		SessionID: sessionID, Mode: recovery.ModeStartFresh, RequestedBy: "user:go-test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	result, err := resume.Await(ctx)
 
-	if err != nil {
-		t.Fatal(err)
-	}
 	if resume.WorkflowID != "resume-session-"+sessionID {
 		t.Errorf("workflow id %q", resume.WorkflowID)
 	}
@@ -56,16 +49,9 @@ func TestResumeLoadsTheStoredProviderSession(t *testing.T) {
 	sessionID, token := w.failedWithToken(t)
 	ctx := within(t, 2*time.Minute)
 
-	resume, err := w.starter.StartResume(ctx, recovery.ResumeRequest{
+	_, result := w.resumeToTheEnd(t, ctx, recovery.ResumeRequest{
 		SessionID: sessionID, Mode: recovery.ModeResume, RequestedBy: "user:go-test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	result, err := resume.Await(ctx)
 
-	if err != nil {
-		t.Fatal(err)
-	}
 	want := recovery.ResumeResult{SessionID: sessionID, TaskID: "t-" + sessionID, Outcome: recovery.OutcomeResumed,
 		FinalState: "WAITING_FOR_INPUT", ProviderSessionID: token, Loaded: true}
 	if result != want {

@@ -66,10 +66,5 @@ func (u *RuntimeUpdate) Await(ctx context.Context) (RuntimeUpdateResult, error) 
 
 // Progress runs the progress query: the job so far.
 func (u *RuntimeUpdate) Progress(ctx context.Context) (RuntimeUpdateProgress, error) {
-	var progress RuntimeUpdateProgress
-	value, err := u.client.QueryWorkflow(ctx, u.WorkflowID, u.RunID, ProgressQuery)
-	if err != nil {
-		return progress, err
-	}
-	return progress, value.Get(&progress)
+	return queryProgress[RuntimeUpdateProgress](ctx, u.client, u.WorkflowID, u.RunID)
 }

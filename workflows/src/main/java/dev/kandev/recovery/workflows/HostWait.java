@@ -7,8 +7,8 @@ import java.time.Duration;
  * schedule-to-start timeout). Past it the resume fails with {@code AGENT_HOST_UNAVAILABLE}, the
  * session restored, nothing launched. The wait includes time behind the host's cap on concurrent
  * launches, so a host busy with more launches than its cap can take in that time looks unavailable
- * too — except to restart recovery, whose resumes the host's own (live) worker starts, and which
- * waits {@link #RESTART_RECOVERY}.
+ * too — except to restart recovery, whose resumes the host's own (live) worker starts and which ask
+ * for {@link #RESTART_RECOVERY} (the resume request's {@code hostWait}).
  */
 public final class HostWait {
   /** The default bound of a resume's launch (a worker may configure another). */

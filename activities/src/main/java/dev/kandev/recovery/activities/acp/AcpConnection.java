@@ -143,21 +143,12 @@ public final class AcpConnection implements AutoCloseable {
     }
   }
 
-  public void notify(String method, JsonNode params) throws AcpTransportClosedException {
-    ObjectNode message = json.createObjectNode().put("jsonrpc", "2.0").put("method", method);
-    message.set("params", params);
-    try {
-      write(message);
-    } catch (IOException e) {
-      throw new AcpTransportClosedException(name + ": could not send " + method + ": " + e.getMessage(), e);
-    }
-  }
-
   public boolean isClosed() {
     return closed.isDone();
   }
 
-  private synchronized void write(JsonNode message) throws IOException {
+  /** One JSON-RPC message, one line. (The tests' client notifications, {@code AcpNotifications}, send theirs here.) */
+  synchronized void write(JsonNode message) throws IOException {
     out.write(json.writeValueAsBytes(message));
     out.write('\n');
     out.flush();

@@ -21,16 +21,6 @@ public final class TranscriptStore {
       rs.getInt("ordinal"), rs.getString("role"), rs.getString("content"), rs.getString("dedupe_key"));
 
   /**
-   * Appends messages of a live turn. User messages are keyed by content: the client wrote them and
-   * cannot know the id the agent gives them, which is what a later replay carries.
-   *
-   * @return how many rows were inserted
-   */
-  public int appendLive(Handle h, String sessionId, List<TranscriptMessage> messages) {
-    return append(h, sessionId, messages, false);
-  }
-
-  /**
    * Records what a {@code session/load} replayed. A replayed message that matches a persisted one
    * not yet matched in this replay (same provider id, else same role and content) is recognised and
    * skipped; only messages the transcript lacks are appended.
@@ -41,8 +31,12 @@ public final class TranscriptStore {
     return append(h, sessionId, replayed, true);
   }
 
-  /** Appends what the transcript lacks, under the session's row lock; a replay first matches persisted messages. */
-  private static int append(Handle h, String sessionId, List<TranscriptMessage> messages, boolean replay) {
+  /**
+   * Appends what the transcript lacks, under the session's row lock; a replay first matches persisted
+   * messages. Kandev appends a live turn's messages ({@code replay} false), keyed as {@link #keyFor}
+   * says; the tests that play Kandev do the same ({@code TestStores.appendLive}).
+   */
+  static int append(Handle h, String sessionId, List<TranscriptMessage> messages, boolean replay) {
     if (messages.isEmpty()) {
       return 0;
     }
@@ -83,6 +77,10 @@ public final class TranscriptStore {
     return -1;
   }
 
+  /**
+   * A user message is keyed by content: the client wrote it and cannot know the id the agent gives
+   * it, which is what a later replay carries.
+   */
   private static String keyFor(TranscriptMessage m, List<TranscriptEntry> existing) {
     if (m.providerMessageId() != null && !m.role().equals("user")) {
       return "id:" + m.providerMessageId();

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.kandev.recovery.activities.acp.AcpHandshake;
+import dev.kandev.recovery.activities.acp.AcpNotifications;
 import dev.kandev.recovery.activities.acp.AcpRemoteException;
 import dev.kandev.recovery.activities.acp.AcpTransportClosedException;
 import dev.kandev.recovery.activities.json.Json;
@@ -15,7 +16,7 @@ import dev.kandev.recovery.activities.store.SessionStore;
 import dev.kandev.recovery.activities.store.TaskStore;
 import dev.kandev.recovery.activities.store.Transactions;
 import dev.kandev.recovery.activities.store.TranscriptMessage;
-import dev.kandev.recovery.activities.store.TranscriptStore;
+import dev.kandev.recovery.activities.store.TestStores;
 import dev.kandev.recovery.activities.store.TransitionResult;
 import dev.kandev.recovery.workflows.model.TaskState;
 import java.time.Duration;
@@ -49,7 +50,6 @@ public final class PromptTurns {
   private final Transactions transactions;
   private final SessionStore sessions;
   private final TaskStore tasks;
-  private final TranscriptStore transcripts;
   private final Duration turnTimeout;
   private final Duration cancelGrace;
   private final ObjectMapper json = Json.mapper();
@@ -65,7 +65,6 @@ public final class PromptTurns {
     this.transactions = transactions;
     this.sessions = new SessionStore(json);
     this.tasks = new TaskStore();
-    this.transcripts = new TranscriptStore();
     this.turnTimeout = turnTimeout;
     this.cancelGrace = cancelGrace;
   }
@@ -167,7 +166,7 @@ public final class PromptTurns {
 
   private int appendLive(String sessionId, List<TranscriptMessage> messages) {
     return transactions.inTransaction("append to the transcript of session " + sessionId,
-        h -> transcripts.appendLive(h, sessionId, messages));
+        h -> TestStores.appendLive(h, sessionId, messages));
   }
 
   /** The turn's response is persisted before this: the session settles and its task goes to REVIEW, together. */
@@ -204,7 +203,7 @@ public final class PromptTurns {
   }
 
   private void sendCancel(RunningAgent agent) throws AcpTransportClosedException {
-    agent.connection.notify("session/cancel", json.createObjectNode().put("sessionId", agent.providerSessionId()));
+    AcpNotifications.send(agent.connection, "session/cancel", json.createObjectNode().put("sessionId", agent.providerSessionId()));
   }
 
   private static String stored(String text) {

@@ -84,9 +84,9 @@ class AcpStoresTest {
   void replayIsMatchedAgainstThePersistedTranscript() {
     db.fixtures().sessionWithToken(SESSION, SessionState.RUNNING, TOKEN);
     TranscriptStore transcript = new TranscriptStore();
-    db.tx(h -> transcript.appendLive(h, SESSION, List.of(new TranscriptMessage("user", "ok", null))));
-    db.tx(h -> transcript.appendLive(h, SESSION, List.of(new TranscriptMessage("agent", "done", "m1"))));
-    db.tx(h -> transcript.appendLive(h, SESSION, List.of(new TranscriptMessage("user", "ok", null))));
+    db.tx(h -> TestStores.appendLive(h, SESSION, List.of(new TranscriptMessage("user", "ok", null))));
+    db.tx(h -> TestStores.appendLive(h, SESSION, List.of(new TranscriptMessage("agent", "done", "m1"))));
+    db.tx(h -> TestStores.appendLive(h, SESSION, List.of(new TranscriptMessage("user", "ok", null))));
 
     int inserted = db.tx(h -> transcript.recordReplay(h, SESSION, List.of(
         new TranscriptMessage("user", "ok", "agent-id-u1"),
@@ -107,10 +107,9 @@ class AcpStoresTest {
   @Test
   void identicalLiveMessagesAreKeptApart() {
     db.fixtures().sessionWithToken(SESSION, SessionState.RUNNING, TOKEN);
-    TranscriptStore transcript = new TranscriptStore();
 
-    db.tx(h -> transcript.appendLive(h, SESSION, List.of(new TranscriptMessage("user", "again", null))));
-    db.tx(h -> transcript.appendLive(h, SESSION, List.of(new TranscriptMessage("user", "again", null))));
+    db.tx(h -> TestStores.appendLive(h, SESSION, List.of(new TranscriptMessage("user", "again", null))));
+    db.tx(h -> TestStores.appendLive(h, SESSION, List.of(new TranscriptMessage("user", "again", null))));
 
     assertThat(db.tx((Handle h) -> TestStores.transcript(h, SESSION))).extracting(TranscriptEntry::dedupeKey).doesNotHaveDuplicates().hasSize(2);
   }

@@ -71,6 +71,15 @@ public final class TestStores {
         .list();
   }
 
+  /**
+   * Appends messages of a live turn, as Kandev does; user messages are keyed by content.
+   *
+   * @return how many rows were inserted
+   */
+  public static int appendLive(Handle h, String sessionId, List<TranscriptMessage> messages) {
+    return TranscriptStore.append(h, sessionId, messages, false);
+  }
+
   /** The session's transcript, in order. */
   public static List<TranscriptEntry> transcript(Handle h, String sessionId) {
     return TranscriptStore.entries(h, sessionId);

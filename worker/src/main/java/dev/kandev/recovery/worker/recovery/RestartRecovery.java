@@ -3,7 +3,6 @@ package dev.kandev.recovery.worker.recovery;
 import dev.kandev.recovery.activities.store.ExecutorsRunningStore;
 import dev.kandev.recovery.activities.store.Transactions;
 import dev.kandev.recovery.workflows.client.ResumeClient;
-import dev.kandev.recovery.workflows.resume.ResumeMode;
 import dev.kandev.recovery.workflows.resume.ResumeRequest;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -71,7 +70,7 @@ public final class RestartRecovery {
 
   private void start(String sessionId) {
     try {
-      resumes.start(new ResumeRequest(sessionId, ResumeMode.RESUME, ResumeRequest.RESTART_RECOVERY, "worker:" + instance));
+      resumes.start(ResumeRequest.restartRecovery(sessionId, "worker:" + instance));
       log.info("restart recovery: resuming session {}", sessionId);
     } catch (RuntimeException e) {
       log.warn("restart recovery: could not start the resume of session {}: {}", sessionId, e.getMessage());

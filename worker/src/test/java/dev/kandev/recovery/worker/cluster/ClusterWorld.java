@@ -13,6 +13,7 @@ import dev.kandev.recovery.activities.testing.Fixtures;
 import dev.kandev.recovery.activities.testing.TempFolders;
 import dev.kandev.recovery.activities.testing.TestAgent;
 import dev.kandev.recovery.activities.testing.TestDatabase;
+import dev.kandev.recovery.worker.harness.TestAgentFiles;
 import dev.kandev.recovery.workflows.client.RecoveryDataConverter;
 import dev.kandev.recovery.workflows.client.ResumeClient;
 import dev.kandev.recovery.workflows.model.SessionState;
@@ -21,11 +22,9 @@ import io.temporal.client.WorkflowClientOptions;
 import io.temporal.serviceclient.WorkflowServiceStubs;
 import io.temporal.serviceclient.WorkflowServiceStubsOptions;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -46,6 +45,7 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  */
 final class ClusterWorld implements BeforeEachCallback, AfterEachCallback {
   static final String WORKSPACE = "ws-1";
+  private static final String AGENTS_FILE = "agents.json";
   private static final AtomicInteger WORLDS = new AtomicInteger();
 
   private final Supplier<LocalTemporalCluster> cluster;
@@ -53,6 +53,7 @@ final class ClusterWorld implements BeforeEachCallback, AfterEachCallback {
   private final Map<String, JarProcess> workers = new LinkedHashMap<>();
   private final AtomicInteger commands = new AtomicInteger();
   private Path dir;
+  private TestAgentFiles agent;
   private String queue;
   private String host;
   private WorkflowServiceStubs stubs;
@@ -72,11 +73,9 @@ final class ClusterWorld implements BeforeEachCallback, AfterEachCallback {
     int n = WORLDS.incrementAndGet();
     queue = "kandev-it-" + ProcessHandle.current().pid() + "-" + n;
     host = "cluster-host-" + n;
-    agentMode("normal");
-    Files.writeString(agentsFile(), """
-        {"%s": {"argv": ["node", "%s", "--mode-file=%s"], "env": {"KANDEV_TEST_AGENT_STATE_DIR": "%s",
-          "KANDEV_TEST_AGENT_HOST": "%s", "KANDEV_TEST_AGENT_LAUNCH_LOG": "%s"}}}
-        """.formatted(TestAgent.AGENT_ID, TestAgent.script(), modeFile(), dir.resolve("agent-state"), host, launchLog()));
+    agent = new TestAgentFiles(dir);
+    agent.mode("normal");
+    agent.profile(AGENTS_FILE, host);
   }
 
   /** Starts a {@code worker} against the cluster's balancer; returns once it is ready. */
@@ -108,7 +107,7 @@ final class ClusterWorld implements BeforeEachCallback, AfterEachCallback {
     env.put("KANDEV_DB_USER", TestDatabase.USER);
     env.put("KANDEV_DB_SCHEMA", db.database().schema());
     env.put("KANDEV_STATE_DIR", dir.resolve("state").toString());
-    env.put("KANDEV_AGENTS_FILE", agentsFile().toString());
+    env.put("KANDEV_AGENTS_FILE", dir.resolve(AGENTS_FILE).toString());
     env.put("KANDEV_AGENT_REAP_INTERVAL_SECONDS", "1");
     env.put("KANDEV_ACP_INITIALIZE_TIMEOUT_SECONDS", "120");
     env.put("KANDEV_LOG_LEVEL", "INFO");
@@ -134,11 +133,7 @@ final class ClusterWorld implements BeforeEachCallback, AfterEachCallback {
 
   /** The mode the next agent process starts in ({@code hold-initialize} holds it in ACP initialize). */
   void agentMode(String mode) {
-    try {
-      Files.writeString(modeFile(), mode);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    agent.mode(mode);
   }
 
   /** A task with one session of the test agent, in {@code state}, never launched. */
@@ -177,18 +172,7 @@ final class ClusterWorld implements BeforeEachCallback, AfterEachCallback {
 
   /** What the agents recorded, in the order they wrote it. */
   List<AgentEvent> agentEvents() {
-    try {
-      if (!Files.exists(launchLog())) {
-        return List.of();
-      }
-      List<AgentEvent> events = new ArrayList<>();
-      for (String line : Files.readAllLines(launchLog())) {
-        events.add(Json.mapper().readValue(line, AgentEvent.class));
-      }
-      return events;
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    return agent.events(AgentEvent.class);
   }
 
   /** One line of the test agent's launch log: {@code start}, {@code session} (provider session {@code sessionId}), {@code stop}. */
@@ -211,15 +195,7 @@ final class ClusterWorld implements BeforeEachCallback, AfterEachCallback {
 
   /** The file {@link #agentMode} writes. */
   Path modeFile() {
-    return dir.resolve("agent-mode");
-  }
-
-  private Path agentsFile() {
-    return dir.resolve("agents.json");
-  }
-
-  private Path launchLog() {
-    return dir.resolve("agent-launches.jsonl");
+    return agent.modeFile();
   }
 
   /** Stops the workers as a service manager would (their agents stop with them), drops the schema and the folder. */

@@ -37,7 +37,12 @@ public final class KandevProcess implements AutoCloseable {
 
   /** The same with another copy of the jar (its {@code lib/} beside it). */
   public static KandevProcess start(String name, Map<String, String> env, Path logDir, Path jar, String... args) {
-    return start(name, env, logDir, jar, false, args);
+    return start(name, env, logDir, jar, false, false, args);
+  }
+
+  /** The same with its stderr (the log) kept apart from stdout ({@link #stdout()}, {@link #stderr()}). */
+  public static KandevProcess startWithStderrApart(String name, Map<String, String> env, Path logDir, String... args) {
+    return start(name, env, logDir, jar(), false, true, args);
   }
 
   /**
@@ -46,16 +51,16 @@ public final class KandevProcess implements AutoCloseable {
    * stderr (the log) is kept apart from stdout ({@link #stderr()}).
    */
   public static KandevProcess startInOwnSession(String name, Map<String, String> env, Path logDir, String... args) {
-    return start(name, env, logDir, jar(), true, args);
+    return start(name, env, logDir, jar(), true, true, args);
   }
 
-  private static KandevProcess start(
-      String name, Map<String, String> env, Path logDir, Path jar, boolean ownSession, String... args) {
+  private static KandevProcess start(String name, Map<String, String> env, Path logDir, Path jar, boolean ownSession,
+      boolean stderrApart, String... args) {
     List<String> command = new ArrayList<>(ownSession ? List.of("setsid") : List.of());
     command.addAll(List.of(javaBinary(), "-jar", jar.toString()));
     command.addAll(List.of(args));
     Path output = logDir.resolve(name + ".log");
-    Path stderr = ownSession ? logDir.resolve(name + ".err") : null;
+    Path stderr = stderrApart ? logDir.resolve(name + ".err") : null;
     try {
       Files.createDirectories(logDir);
       ProcessBuilder builder = new ProcessBuilder(command)
@@ -110,12 +115,22 @@ public final class KandevProcess implements AutoCloseable {
     return read(output) + (stderr == null ? "" : read(stderr));
   }
 
-  /** Its stderr alone: only for {@link #startInOwnSession}. */
+  /** Its stdout alone: only when its stderr is kept apart. */
+  public String stdout() {
+    apart();
+    return read(output);
+  }
+
+  /** Its stderr alone: only when it is kept apart. */
   public String stderr() {
+    apart();
+    return read(stderr);
+  }
+
+  private void apart() {
     if (stderr == null) {
       throw new IllegalStateException(name + " writes stderr and stdout to one file");
     }
-    return read(stderr);
   }
 
   private static String read(Path file) {

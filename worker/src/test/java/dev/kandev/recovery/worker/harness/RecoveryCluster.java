@@ -33,12 +33,10 @@ import io.temporal.api.workflow.v1.PendingActivityInfo;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowStub;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -70,7 +68,7 @@ public final class RecoveryCluster implements BeforeEachCallback, AfterEachCallb
   public int temporalPort;
   public int uiPort;
   private Path dir;
-  private Path modeFile;
+  private TestAgentFiles agent;
   private Path agentsFile;
   private TemporalConnection connection;
 
@@ -84,10 +82,9 @@ public final class RecoveryCluster implements BeforeEachCallback, AfterEachCallb
     gitHubApp = new GitHubAppStandIn();
     temporalPort = RealTemporalServer.freePort();
     uiPort = RealTemporalServer.freePort();
-    modeFile = dir.resolve("agent-mode");
-    agentsFile = dir.resolve("agents.json");
-    agentMode("normal");
-    writeAgentsFile(HOST);
+    agent = new TestAgentFiles(dir);
+    agent.mode("normal");
+    agentsFile = agent.profile("agents.json", HOST);
   }
 
   /** A setting every process of this cluster started from now on gets (workers must agree on some). */
@@ -130,26 +127,14 @@ public final class RecoveryCluster implements BeforeEachCallback, AfterEachCallb
     env.put("TEMPORAL_ADDRESS", temporalAddress());
     env.put("KANDEV_HOST", host);
     env.put("KANDEV_STATE_DIR", dir.resolve("state-" + host).toString());
-    env.put("KANDEV_AGENTS_FILE", writeAgentsFile(host).toString());
+    env.put("KANDEV_AGENTS_FILE", agent.profile("agents-" + host + ".json", host).toString());
     env.putAll(settings);
     return started(instance, KandevProcess.start(instance, env, dir.resolve("logs"), "worker"));
   }
 
   /** What the agents of this cluster recorded, in the order they wrote it. */
   public List<AgentEvent> agentEvents() {
-    Path log = launchLog();
-    try {
-      if (!Files.exists(log)) {
-        return List.of();
-      }
-      List<AgentEvent> events = new ArrayList<>();
-      for (String line : Files.readAllLines(log)) {
-        events.add(Json.mapper().readValue(line, AgentEvent.class));
-      }
-      return events;
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    return agent.events(AgentEvent.class);
   }
 
   /**
@@ -273,11 +258,7 @@ public final class RecoveryCluster implements BeforeEachCallback, AfterEachCallb
 
   /** The mode the next agent process starts in ({@code hold-initialize} holds it in ACP initialize). */
   public void agentMode(String mode) {
-    try {
-      Files.writeString(modeFile, mode);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    agent.mode(mode);
   }
 
   /** This test's PostgreSQL schema, the one the processes use. */
@@ -287,7 +268,7 @@ public final class RecoveryCluster implements BeforeEachCallback, AfterEachCallb
 
   /** The file {@link #agentMode} writes, for a test that sets the mode from another process. */
   public Path agentModeFile() {
-    return modeFile;
+    return agent.modeFile();
   }
 
   /** A task with one session of the test agent, in {@code state}, never launched. */
@@ -372,25 +353,6 @@ public final class RecoveryCluster implements BeforeEachCallback, AfterEachCallb
     } catch (ResumeFailedException e) {
       return e.failure();
     }
-  }
-
-  private Path launchLog() {
-    return dir.resolve("agent-launches.jsonl");
-  }
-
-  /** The test agent's profile on {@code host}: the shared mode file and sessions, its own host name. */
-  private Path writeAgentsFile(String host) {
-    String json = """
-        {"%s": {"argv": ["node", "%s", "--mode-file=%s"], "env": {"KANDEV_TEST_AGENT_STATE_DIR": "%s",
-          "KANDEV_TEST_AGENT_HOST": "%s", "KANDEV_TEST_AGENT_LAUNCH_LOG": "%s"}}}
-        """.formatted(TestAgent.AGENT_ID, TestAgent.script(), modeFile, dir.resolve("agent-state"), host, launchLog());
-    Path file = host.equals(HOST) ? agentsFile : dir.resolve("agents-" + host + ".json");
-    try {
-      Files.writeString(file, json);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    return file;
   }
 
   /**

@@ -14,14 +14,20 @@ import dev.kandev.recovery.activities.store.TranscriptStore;
 import dev.kandev.recovery.activities.store.WorkerPresenceStore;
 import dev.kandev.recovery.activities.testing.TestAgent;
 import dev.kandev.recovery.activities.testing.TestDatabase;
+import dev.kandev.recovery.worker.harness.RecordedHistories;
 import dev.kandev.recovery.worker.harness.ResumeHarness;
 import dev.kandev.recovery.workflows.model.ReviewBucket;
 import dev.kandev.recovery.workflows.model.SessionState;
 import dev.kandev.recovery.workflows.model.TaskState;
+import dev.kandev.recovery.workflows.client.RecoveryDataConverter;
+import dev.kandev.recovery.workflows.resume.ResumeHostWait;
 import dev.kandev.recovery.workflows.resume.ResumeMode;
+import dev.kandev.recovery.workflows.resume.ResumeRequest;
 import dev.kandev.recovery.workflows.resume.ResumeResult;
+import io.temporal.api.common.v1.Payloads;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import org.jdbi.v3.core.Handle;
 import org.junit.jupiter.api.Order;
@@ -43,6 +49,7 @@ public class RestartRecoveryTest {
     backendDiesWithItsAgent("s1");
 
     ResumeResult resumed = restartAndAwaitAutomaticResume("s1");
+    RecordedHistories.recordIfAsked(harness.history("s1"), "host-wait-field-resume-restart-recovery");
 
     assertThat(resumed.loaded()).isTrue();
     assertThat(resumed.providerSessionId()).isEqualTo(token);
@@ -125,7 +132,16 @@ public class RestartRecoveryTest {
 
   private ResumeResult restartAndAwaitAutomaticResume(String sessionId) throws Exception {
     assertThat(recovery().resumeLostSessions()).containsExactly(sessionId);
-    return harness.resumes.attach(sessionId, null).await(Duration.ofMinutes(2));
+    ResumeResult result = harness.resumes.attach(sessionId, null).await(Duration.ofMinutes(2));
+    assertThat(startedWith(sessionId).hostWait()).as("its host is alive, it may be busy: the long host wait")
+        .isEqualTo(ResumeHostWait.RESTART_RECOVERY);
+    return result;
+  }
+
+  /** The request the latest resume of the session was started with. */
+  private ResumeRequest startedWith(String sessionId) {
+    Payloads input = harness.history(sessionId).getEvents().get(0).getWorkflowExecutionStartedEventAttributes().getInput();
+    return RecoveryDataConverter.INSTANCE.fromPayloads(0, Optional.of(input), ResumeRequest.class, ResumeRequest.class);
   }
 
   /** The restarted worker: same host, a new instance. */

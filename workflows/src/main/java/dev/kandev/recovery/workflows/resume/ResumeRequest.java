@@ -4,12 +4,15 @@ import java.util.Optional;
 
 /**
  * Input of {@code ResumeSessionWorkflow}. JSON: {@code {"sessionId":"s-1","mode":"RESUME",
- * "reason":"user","requestedBy":"user:alice"}}.
+ * "reason":"user","requestedBy":"user:alice","hostWait":"CONFIGURED"}}.
  *
- * @param reason why the resume happens: {@code user}, {@code restart_recovery}, ...
+ * @param reason why the resume happens, for the operator and the session's events: {@code user},
+ *     {@code restart_recovery}, ...; it changes nothing the resume does
  * @param requestedBy who asked, for the operator (a user id, {@code kandev-api}, {@code worker})
+ * @param hostWait how long the launch waits for a worker of the session's host; {@code null}: {@link
+ *     ResumeHostWait#CONFIGURED}
  */
-public record ResumeRequest(String sessionId, ResumeMode mode, String reason, String requestedBy) {
+public record ResumeRequest(String sessionId, ResumeMode mode, String reason, String requestedBy, ResumeHostWait hostWait) {
   /** The reason of the resumes a worker's restart recovery starts for the sessions it lost. */
   public static final String RESTART_RECOVERY = "restart_recovery";
 
@@ -17,6 +20,17 @@ public record ResumeRequest(String sessionId, ResumeMode mode, String reason, St
     mode = mode == null ? ResumeMode.RESUME : mode;
     reason = reason == null || reason.isBlank() ? "user" : reason;
     requestedBy = requestedBy == null ? "" : requestedBy;
+    hostWait = hostWait == null ? ResumeHostWait.CONFIGURED : hostWait;
+  }
+
+  /** A request whose launch waits the configured host wait. */
+  public ResumeRequest(String sessionId, ResumeMode mode, String reason, String requestedBy) {
+    this(sessionId, mode, reason, requestedBy, ResumeHostWait.CONFIGURED);
+  }
+
+  /** The resume restart recovery starts for a session whose agent went with a gone worker of this host. */
+  public static ResumeRequest restartRecovery(String sessionId, String requestedBy) {
+    return new ResumeRequest(sessionId, ResumeMode.RESUME, RESTART_RECOVERY, requestedBy, ResumeHostWait.RESTART_RECOVERY);
   }
 
   /**

@@ -45,6 +45,8 @@ public class ResumeSessionWorkflowImpl implements ResumeSessionWorkflow {
   static final String HOST_QUEUES = "host-queues";
   /** Version 1: the lock and session steps run as local activities (before: activities). */
   static final String LOCAL_STORE_STEPS = "local-store-steps";
+  /** Version 1: the request's {@code hostWait} chooses the launch's host wait (before: its reason). */
+  static final String HOST_WAIT_FIELD = "host-wait-field";
 
   private final ResumeLockActivities locks = Workflow.newActivityStub(ResumeLockActivities.class, ResumeActivityOptions.STORE);
   private final SessionActivities sessions = Workflow.newActivityStub(SessionActivities.class, ResumeActivityOptions.STORE);
@@ -205,13 +207,23 @@ public class ResumeSessionWorkflowImpl implements ResumeSessionWorkflow {
       return new HostAgents("", hostWait, launcher, stopper);
     }
     String queue = Workflow.getInfo().getTaskQueue();
-    // Restart recovery is started by the host's own worker: the host is alive, it may be busy with many.
-    Duration wait = ResumeRequest.RESTART_RECOVERY.equals(request.reason()) ? HostWait.RESTART_RECOVERY : hostWait;
+    Duration wait = restartRecoveryWait() ? HostWait.RESTART_RECOVERY : hostWait;
     return new HostAgents(host, wait,
         Workflow.newActivityStub(AgentActivities.class,
             ResumeActivityOptions.launchOn(RecoveryTaskQueue.launchesOf(queue, host), wait)),
         Workflow.newActivityStub(AgentActivities.class,
             ResumeActivityOptions.stopOn(RecoveryTaskQueue.ofHost(queue, host), wait)));
+  }
+
+  /**
+   * Whether the launch waits {@link HostWait#RESTART_RECOVERY}: the request says so. Runs started
+   * before the request had {@code hostWait} chose it by their reason, and keep doing so on replay.
+   */
+  private boolean restartRecoveryWait() {
+    if (Workflow.getVersion(HOST_WAIT_FIELD, Workflow.DEFAULT_VERSION, 1) == Workflow.DEFAULT_VERSION) {
+      return ResumeRequest.RESTART_RECOVERY.equals(request.reason());
+    }
+    return request.hostWait() == ResumeHostWait.RESTART_RECOVERY;
   }
 
   /** Where the session's agent is launched and stopped; {@code host} is empty for the shared queue. */

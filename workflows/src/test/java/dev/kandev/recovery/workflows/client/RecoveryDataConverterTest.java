@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import com.google.protobuf.ByteString;
+import dev.kandev.recovery.workflows.resume.ResumeHostWait;
 import dev.kandev.recovery.workflows.resume.ResumeMode;
 import dev.kandev.recovery.workflows.resume.ResumeOutcome;
 import dev.kandev.recovery.workflows.resume.ResumeRequest;
@@ -59,6 +60,17 @@ class RecoveryDataConverterTest {
         .isEqualTo("invalid ResumeSessionWorkflow input: the payload must be a JSON object; nothing was done");
     assertThat(invalid("{\"sessionId\": \"s1\",", ResumeRequest.class).getOriginalMessage())
         .startsWith("invalid ResumeSessionWorkflow input: it is not valid JSON (line 1, column ");
+  }
+
+  @Test
+  void theHostWaitIsOneOfItsNamesAndConfiguredWhenMissing() {
+    assertThat(CONVERTER.fromPayload(json("{\"sessionId\":\"s1\",\"reason\":\"restart_recovery\"}"),
+        ResumeRequest.class, ResumeRequest.class).hostWait()).isEqualTo(ResumeHostWait.CONFIGURED);
+    assertThat(CONVERTER.fromPayload(json("{\"sessionId\":\"s1\",\"hostWait\":\"RESTART_RECOVERY\"}"),
+        ResumeRequest.class, ResumeRequest.class).hostWait()).isEqualTo(ResumeHostWait.RESTART_RECOVERY);
+    assertThat(invalid("{\"sessionId\": \"s1\", \"hostWait\": \"30m\"}", ResumeRequest.class).getOriginalMessage())
+        .isEqualTo("invalid ResumeSessionWorkflow input: field 'hostWait' \"30m\" is not one of CONFIGURED, RESTART_RECOVERY;"
+            + " nothing was done");
   }
 
   @Test

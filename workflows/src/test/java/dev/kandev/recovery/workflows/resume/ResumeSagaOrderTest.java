@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.kandev.recovery.workflows.FailureType;
+import dev.kandev.recovery.workflows.HostWait;
+import dev.kandev.recovery.workflows.RecoveryTaskQueue;
 import dev.kandev.recovery.workflows.RecoverySearchAttributes;
 import dev.kandev.recovery.workflows.model.Fence;
 import dev.kandev.recovery.workflows.model.GitCredentialSnapshot;
@@ -15,6 +17,7 @@ import io.temporal.client.WorkflowOptions;
 import io.temporal.failure.ApplicationFailure;
 import io.temporal.testing.TestWorkflowEnvironment;
 import io.temporal.worker.Worker;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
@@ -27,6 +30,7 @@ import org.junit.jupiter.api.Test;
  */
 class ResumeSagaOrderTest {
   private static final String QUEUE = "saga-order";
+  private static final String HOST = "h1";
   private TestWorkflowEnvironment env;
   private Recorder recorder;
 
@@ -39,6 +43,8 @@ class ResumeSagaOrderTest {
     Worker worker = env.newWorker(QUEUE);
     worker.registerWorkflowImplementationTypes(ResumeSessionWorkflowImpl.class);
     worker.registerActivitiesImplementations(recorder);
+    env.newWorker(RecoveryTaskQueue.launchesOf(QUEUE, HOST)).registerActivitiesImplementations(recorder);
+    env.newWorker(RecoveryTaskQueue.ofHost(QUEUE, HOST)).registerActivitiesImplementations(recorder);
     env.start();
   }
 
@@ -49,6 +55,18 @@ class ResumeSagaOrderTest {
 
   private ResumeResult run(ResumeMode mode) {
     return stub().resume(new ResumeRequest("s1", mode, "user", "test"));
+  }
+
+  /** How long the launch of {@code request}'s run waited at most for a worker of its host. */
+  private Duration launchHostWait(ResumeRequest request) {
+    recorder.host = HOST;
+    stub().resume(request);
+    return env.getWorkflowClient().fetchHistory(ResumeRequest.workflowId("s1")).getEvents().stream()
+        .filter(HistoryEvent::hasActivityTaskScheduledEventAttributes)
+        .map(HistoryEvent::getActivityTaskScheduledEventAttributes)
+        .filter(scheduled -> scheduled.getActivityType().getName().equals("LaunchAgent"))
+        .map(scheduled -> Duration.ofSeconds(scheduled.getScheduleToStartTimeout().getSeconds()))
+        .findFirst().orElseThrow();
   }
 
   private ResumeSessionWorkflow stub() {
@@ -80,6 +98,16 @@ class ResumeSagaOrderTest {
     assertThat(events.stream().filter(e -> e.hasMarkerRecordedEventAttributes()
         && e.getMarkerRecordedEventAttributes().getMarkerName().equals("LocalActivity"))).hasSize(6);
     assertThat(events.stream().filter(HistoryEvent::hasWorkflowTaskCompletedEventAttributes)).hasSize(3);
+  }
+
+  /** The long host wait is asked for explicitly; the free-text reason alone does not give it. */
+  @Test
+  void onlyARequestForTheRestartRecoveryHostWaitLetsTheLaunchWaitLonger() {
+    assertThat(launchHostWait(ResumeRequest.restartRecovery("s1", "worker:w1"))).isEqualTo(HostWait.RESTART_RECOVERY);
+    assertThat(launchHostWait(new ResumeRequest("s1", ResumeMode.RESUME, ResumeRequest.RESTART_RECOVERY, "kandev-api")))
+        .isEqualTo(HostWait.DEFAULT);
+    assertThat(launchHostWait(new ResumeRequest("s1", ResumeMode.RESUME, "user", "user:alice", ResumeHostWait.CONFIGURED)))
+        .isEqualTo(HostWait.DEFAULT);
   }
 
   @Test
@@ -186,6 +214,8 @@ class ResumeSagaOrderTest {
     final List<String> calls = new CopyOnWriteArrayList<>();
     volatile String failAt = "";
     volatile String fencedOutAt = "";
+    /** The session's executor host; empty: not bound (the shared queue). */
+    volatile String host = "";
 
     private void call(String name) {
       calls.add(name);
@@ -201,7 +231,7 @@ class ResumeSagaOrderTest {
     @Override public void releaseResumeLock(String sessionId, String owner) { call("releaseResumeLock"); }
     @Override public ResumeContext readResumeContext(String sessionId, ResumeMode mode, Fence fence) {
       call("readResumeContext");
-      return new ResumeContext(sessionId, "t1", "test-agent", SessionState.FAILED, "tok-1", null, "");
+      return new ResumeContext(sessionId, "t1", "test-agent", SessionState.FAILED, "tok-1", null, host);
     }
     @Override public void clearIdentityForFreshStart(String sessionId, Fence fence) { call("clearIdentityForFreshStart"); }
     @Override public void markStarting(String sessionId, SessionState prior, String reason, Fence fence) { call("markStarting"); }

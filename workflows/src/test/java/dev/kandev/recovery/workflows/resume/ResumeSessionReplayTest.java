@@ -35,7 +35,9 @@ class ResumeSessionReplayTest {
     "local-steps-resume-credential-rejected", "local-steps-resume-start-fresh",
     "local-steps-resume-worker-died-after-starting", "local-steps-resume-worker-died-during-launch",
     "local-steps-resume-worker-died-after-settleSession", "local-steps-resume-worker-died-after-releaseResumeLock",
-    "local-steps-resume-dev-killed-during-launch", "local-steps-resume-on-host", "local-steps-resume-host-unavailable"
+    "local-steps-resume-dev-killed-during-launch", "local-steps-resume-on-host", "local-steps-resume-host-unavailable",
+    // Since "host-wait-field": the request's hostWait chooses the launch's host wait.
+    "host-wait-field-resume-restart-recovery"
   })
   void recordedHistoryReplaysDeterministically(String name) throws Exception {
     replay.replay(name);
