@@ -55,7 +55,7 @@ public final class WorkerProcess {
           Periodic reaping = Periodic.every(settings.agentReapInterval(), "unowned-agent-reaper",
               () -> metrics.agentsReaped(components.reapUnownedAgents()));
           TemporalWorkers worker = TemporalWorkers.start(client, settings.taskQueue(), components.registrations(),
-              versioning(settings, command, metrics));
+              versioning(settings, command, observability));
           HealthServer http = serveHttp(settings, database, client, worker, observability)) {
         System.out.printf("Credentials  %s (git credential redemption, loopback)%n", components.redemptionUrl());
         System.out.printf("Agents       %s%n", components.agentProfiles().ids());
@@ -86,9 +86,9 @@ public final class WorkerProcess {
   }
 
   /** {@code dev} always polls unversioned: a new run would otherwise wait until someone made its version current. */
-  private static WorkerVersioning versioning(Settings settings, String command, RecoveryMetrics metrics) {
+  private static WorkerVersioning versioning(Settings settings, String command, Observability observability) {
     WorkerVersioning versioning = "dev".equals(command) ? settings.versioning().off() : settings.versioning();
-    metrics.buildInfo(BuildInfo.version(), versioning.enabled() ? versioning.deploymentName() : "", versioning.buildId());
+    observability.buildInfo(BuildInfo.version(), versioning.enabled() ? versioning.deploymentName() : "", versioning.buildId());
     System.out.printf("Version      kandev-recovery %s; versioning %s%n", BuildInfo.version(), versioning.describe());
     return versioning;
   }

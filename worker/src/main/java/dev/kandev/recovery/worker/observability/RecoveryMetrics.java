@@ -49,15 +49,6 @@ public final class RecoveryMetrics {
     return reaped;
   }
 
-  /**
-   * {@code kandev_build_info}: always 1, its tags say which release runs and as which deployment version
-   * ({@code deployment} empty when the worker polls unversioned), so a dashboard sees a rollout's progress.
-   */
-  public void buildInfo(String version, String deployment, String buildId) {
-    Gauge.builder("kandev_build_info", () -> 1).description("The release this worker runs")
-        .tag("version", version).tag("deployment", deployment).tag("build_id", buildId).register(registry);
-  }
-
   /** {@code kandev_agents_running}: the agents this worker runs now. */
   public void agentsRunning(Supplier<Number> running) {
     Gauge.builder("kandev_agents_running", running).description("Agents this worker runs").register(registry);
