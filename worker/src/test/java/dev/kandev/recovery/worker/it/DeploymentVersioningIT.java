@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.kandev.recovery.activities.json.Json;
 import dev.kandev.recovery.activities.testing.Await;
+import dev.kandev.recovery.activities.testing.TestDatabase;
 import dev.kandev.recovery.worker.harness.ActivityRun;
+import dev.kandev.recovery.worker.harness.KandevProcess;
 import dev.kandev.recovery.worker.harness.RealTemporalServer;
 import dev.kandev.recovery.worker.harness.RecoveryCluster;
 import dev.kandev.recovery.workflows.client.ResumeHandle;
@@ -21,10 +23,12 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.AfterEachCallback;
@@ -36,9 +40,11 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * packaged jar with KANDEV_WORKER_VERSIONING and build ids 1.0.0 and 2.0.0 on one host). Resumes whose
  * agents are held in ACP {@code initialize} on 1.0.0 while 2.0.0 is made current finish on 1.0.0
  * (pinned), a resume started after the switch runs on 2.0.0, and 1.0.0 then drains; rolled back, the
- * same the other way. What it proves is the routing (pinned runs, their launches, new runs, drainage)
- * of this project's workers and queues; that a changed workflow replays old histories is the replay
- * tests' job (the two versions here run the same code).
+ * same the other way. The new release's expand migration is applied before its workers start, and
+ * the old worker works on through it; a schema contracted beyond this release makes its worker refuse
+ * to start. What it proves is the routing (pinned runs, their launches, new runs, drainage) of this
+ * project's workers and queues and the schema rule; that a changed workflow replays old histories is
+ * the replay tests' job (the two versions here run the same code).
  */
 public class DeploymentVersioningIT {
   private static final String DEPLOYMENT = "kandev-recovery";
@@ -81,7 +87,10 @@ public class DeploymentVersioningIT {
     }
     held.keySet().forEach(cluster::awaitAgentStarting);
 
-    // Upgrade: the new version next to the old, then current.
+    // Upgrade: the new release's expand migration (the jar here is the same: the test applies it as
+    // that release's workers would at start), its workers next to the old, then current.
+    Flyway.configure().dataSource(TestDatabase.URL, TestDatabase.USER, "").schemas(cluster.schema())
+        .locations("classpath:db/migration", "classpath:db/release-next-expand").load().migrate();
     worker("w-v2", V2);
     setCurrent(V2);
     assertThat(describe().path("routingConfig").path("currentVersionBuildID").asText()).isEqualTo(V2);
@@ -112,6 +121,18 @@ public class DeploymentVersioningIT {
 
     // Retire the drained version's worker: it stops as a service manager stops it.
     assertThat(cluster.process("w-v2").terminate(Duration.ofSeconds(60))).as("a JVM ended by SIGTERM").isEqualTo(143);
+
+    // A later release contracted the schema beyond this one: its worker refuses in one line, exit code 7.
+    cluster.fixtures.exec("UPDATE schema_compatibility SET oldest_compatible_version = 99");
+    Map<String, String> env = new HashMap<>(cluster.environment("w-refused"));
+    env.put("TEMPORAL_ADDRESS", cluster.temporalAddress());
+    KandevProcess.Result refused = KandevProcess.run(env, cluster.logDir(), WITHIN, "worker");
+    assertThat(refused.exitCode()).as(refused.output()).isEqualTo(7);
+    assertThat(refused.output()).doesNotContain("\tat ", "Exception");
+    assertThat(refused.output().lines().filter(line -> line.startsWith("kandev-recovery worker: "))).singleElement()
+        .isEqualTo("kandev-recovery worker: schema " + cluster.schema() + " is at migration 11 and needs a worker that"
+            + " knows migration 99 or later, but this worker knows migrations up to 10: run that newer release"
+            + " (docs/upgrades.md)");
   }
 
   private void worker(String instance, String buildId) {
