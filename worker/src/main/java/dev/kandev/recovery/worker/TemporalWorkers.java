@@ -1,5 +1,6 @@
 package dev.kandev.recovery.worker;
 
+import dev.kandev.recovery.worker.config.WorkerVersioning;
 import dev.kandev.recovery.worker.interceptors.RecoveryMdcInterceptor;
 import dev.kandev.recovery.worker.interceptors.StoreFailureInterceptor;
 import dev.kandev.recovery.worker.limits.LaunchSlots;
@@ -13,6 +14,8 @@ import io.temporal.common.interceptors.WorkerInterceptor;
 import io.temporal.worker.WorkerFactoryOptions;
 import java.util.ArrayList;
 import java.util.List;
+import io.temporal.common.WorkerDeploymentVersion;
+import io.temporal.worker.WorkerDeploymentOptions;
 import io.temporal.worker.WorkerOptions;
 import io.temporal.worker.tuning.CompositeTuner;
 import io.temporal.worker.tuning.FixedSizeSlotSupplier;
@@ -32,9 +35,16 @@ public final class TemporalWorkers implements AutoCloseable {
     this.factory = factory;
   }
 
+  /** Unversioned workers (in-process tests). */
   public static TemporalWorkers start(WorkflowClient client, String taskQueue, WorkerRegistrations registrations) {
+    return start(client, taskQueue, registrations, null);
+  }
+
+  /** The process's workers, polling as {@code versioning}'s deployment version when it is on (null: unversioned). */
+  public static TemporalWorkers start(WorkflowClient client, String taskQueue, WorkerRegistrations registrations,
+      WorkerVersioning versioning) {
     WorkerFactory factory = WorkerFactory.newInstance(client, factoryOptions());
-    register(factory::newWorker, taskQueue, registrations);
+    register(factory::newWorker, taskQueue, registrations, versioning);
     factory.start();
     return new TemporalWorkers(factory);
   }
@@ -47,14 +57,41 @@ public final class TemporalWorkers implements AutoCloseable {
    */
   public static void register(BiFunction<String, WorkerOptions, Worker> newWorker, String queue,
       WorkerRegistrations registrations) {
+    register(newWorker, queue, registrations, null);
+  }
+
+  /**
+   * The same, the three workers polling as {@code versioning}'s deployment version when it is on (null:
+   * unversioned): a version's queues are all it polls, so a pinned run's launch stays on its version.
+   */
+  public static void register(BiFunction<String, WorkerOptions, Worker> newWorker, String queue,
+      WorkerRegistrations registrations, WorkerVersioning versioning) {
     Object[] activities = registrations.activities().toArray();
-    Worker shared = newWorker.apply(queue, options());
+    WorkerOptions options = versioned(options(), versioning);
+    Worker shared = newWorker.apply(queue, options);
     registrations.workflows().accept(shared);
     shared.registerActivitiesImplementations(activities);
-    newWorker.apply(RecoveryTaskQueue.ofHost(queue, registrations.host()), options())
+    newWorker.apply(RecoveryTaskQueue.ofHost(queue, registrations.host()), options)
         .registerActivitiesImplementations(activities);
-    newWorker.apply(RecoveryTaskQueue.launchesOf(queue, registrations.host()), launchOptions(registrations.launchSlots()))
+    newWorker.apply(RecoveryTaskQueue.launchesOf(queue, registrations.host()),
+            versioned(launchOptions(registrations.launchSlots()), versioning))
         .registerActivitiesImplementations(activities);
+  }
+
+  /**
+   * {@code options} with the deployment version when versioning is on. No default behaviour: each
+   * workflow implementation declares its own ({@code @WorkflowVersioningBehavior}, ADR 0002).
+   */
+  static WorkerOptions versioned(WorkerOptions options, WorkerVersioning versioning) {
+    if (versioning == null || !versioning.enabled()) {
+      return options;
+    }
+    return WorkerOptions.newBuilder(options)
+        .setDeploymentOptions(WorkerDeploymentOptions.newBuilder()
+            .setUseVersioning(true)
+            .setVersion(new WorkerDeploymentVersion(versioning.deploymentName(), versioning.buildId()))
+            .build())
+        .build();
   }
 
   /**

@@ -3,6 +3,7 @@ package dev.kandev.recovery.worker;
 import dev.kandev.recovery.activities.store.Database;
 import dev.kandev.recovery.activities.store.WorkerPresenceStore;
 import dev.kandev.recovery.worker.config.Settings;
+import dev.kandev.recovery.worker.config.WorkerVersioning;
 import dev.kandev.recovery.worker.observability.HealthServer;
 import dev.kandev.recovery.worker.observability.Observability;
 import dev.kandev.recovery.worker.observability.Readiness;
@@ -53,7 +54,8 @@ public final class WorkerProcess {
           components;
           Periodic reaping = Periodic.every(settings.agentReapInterval(), "unowned-agent-reaper",
               () -> metrics.agentsReaped(components.reapUnownedAgents()));
-          TemporalWorkers worker = TemporalWorkers.start(client, settings.taskQueue(), components.registrations());
+          TemporalWorkers worker = TemporalWorkers.start(client, settings.taskQueue(), components.registrations(),
+              versioning(settings, command, observability));
           HealthServer http = serveHttp(settings, database, client, worker, observability)) {
         System.out.printf("Credentials  %s (git credential redemption, loopback)%n", components.redemptionUrl());
         System.out.printf("Agents       %s%n", components.agentProfiles().ids());
@@ -81,6 +83,14 @@ public final class WorkerProcess {
       components.close(); // already closed unless the start failed before the parts were in use
       leave(components, settings.workerInstance());
     }
+  }
+
+  /** {@code dev} always polls unversioned: a new run would otherwise wait until someone made its version current. */
+  private static WorkerVersioning versioning(Settings settings, String command, Observability observability) {
+    WorkerVersioning versioning = "dev".equals(command) ? settings.versioning().off() : settings.versioning();
+    observability.buildInfo(BuildInfo.version(), versioning.enabled() ? versioning.deploymentName() : "", versioning.buildId());
+    System.out.printf("Version      kandev-recovery %s; versioning %s%n", BuildInfo.version(), versioning.describe());
+    return versioning;
   }
 
   /** The HTTP endpoint of KANDEV_HTTP_PORT; null if it is not set. */

@@ -48,15 +48,20 @@ public final class Database implements AutoCloseable {
     return new Database(new HikariDataSource(config), settings.schema());
   }
 
-  /** Creates the schema if needed and applies the migrations under {@code db/migration}. */
+  /**
+   * Creates the schema if needed and applies the migrations under {@code db/migration}, after checking
+   * that a newer release's migrations left nothing this worker would break on ({@link
+   * SchemaCompatibility}). Migrations of a newer release are left alone (Flyway ignores future ones).
+   */
   public Database migrate() {
-    Flyway.configure()
+    Flyway flyway = Flyway.configure()
         .dataSource(dataSource)
         .schemas(schema)
         .createSchemas(true)
         .locations("classpath:db/migration")
-        .load()
-        .migrate();
+        .load();
+    SchemaCompatibility.check(flyway, dataSource, schema);
+    flyway.migrate();
     return this;
   }
 

@@ -1,5 +1,6 @@
 package dev.kandev.recovery.worker.cli;
 
+import dev.kandev.recovery.activities.store.IncompatibleSchemaException;
 import dev.kandev.recovery.worker.config.Settings;
 import dev.kandev.recovery.worker.temporal.TemporalUnreachableException;
 import java.io.PrintWriter;
@@ -27,6 +28,10 @@ public final class CliErrors implements IExecutionExceptionHandler {
       err.println(name + ": cannot reach PostgreSQL at " + databaseUrl() + ": " + rootMessage(e)
           + ". Start PostgreSQL there (scripts/setup does), or set KANDEV_DB_URL (and KANDEV_DB_USER, KANDEV_DB_PASSWORD)");
       return ExitCodes.DATABASE_UNREACHABLE;
+    }
+    if (e instanceof IncompatibleSchemaException) {
+      err.println(name + ": " + e.getMessage());
+      return ExitCodes.SCHEMA_INCOMPATIBLE;
     }
     if (e instanceof IllegalArgumentException && isSettingsError(e)) {
       err.println(name + ": " + e.getMessage());

@@ -13,6 +13,8 @@ public final class ExitCodes {
   static final int ERROR = 4;
   public static final int TEMPORAL_UNREACHABLE = 5;
   public static final int DATABASE_UNREACHABLE = 6;
+  /** The store's schema was contracted by a newer release than this worker (docs/upgrades.md). */
+  public static final int SCHEMA_INCOMPATIBLE = 7;
 
   private ExitCodes() {}
 }

@@ -1,5 +1,7 @@
 package dev.kandev.recovery.worker.cli;
 
+import dev.kandev.recovery.worker.BuildInfo;
+import dev.kandev.recovery.workflows.ContractVersion;
 import picocli.CommandLine.Command;
 import picocli.CommandLine;
 
@@ -7,7 +9,7 @@ import picocli.CommandLine;
 @Command(
     name = "kandev-recovery",
     mixinStandardHelpOptions = true,
-    version = "kandev-recovery 0.1.0",
+    versionProvider = Main.Version.class,
     description = "Durable resume of Kandev agent sessions and repair of managed npm agent runtimes, on Temporal.",
     subcommands = {DevCommand.class, WorkerCommand.class, ResumeCommand.class, ListResumesCommand.class, UpdateRuntimeCommand.class})
 public final class Main implements Runnable {
@@ -29,5 +31,13 @@ public final class Main implements Runnable {
   @Override
   public void run() {
     spec.commandLine().usage(System.out);
+  }
+
+  /** {@code --version}: the jar's release and the contract version it serves. */
+  static final class Version implements CommandLine.IVersionProvider {
+    @Override
+    public String[] getVersion() {
+      return new String[] {"kandev-recovery " + BuildInfo.version() + " (contract " + ContractVersion.CURRENT + ")"};
+    }
   }
 }

@@ -6,6 +6,7 @@ import dev.kandev.recovery.activities.agent.AgentHostSettings;
 import dev.kandev.recovery.activities.credentials.GitHubAppSettings;
 import dev.kandev.recovery.activities.runtime.NpmSettings;
 import dev.kandev.recovery.activities.store.DatabaseSettings;
+import dev.kandev.recovery.worker.BuildInfo;
 import dev.kandev.recovery.worker.dev.DevSettings;
 import dev.kandev.recovery.worker.limits.LaunchLimits;
 import dev.kandev.recovery.workflows.HostWait;
@@ -53,6 +54,7 @@ import org.slf4j.LoggerFactory;
  * @param agentEnvironment the worker's values of the variables every agent inherits (see {@link
  *     AgentHostSettings#inheritedFrom}); read once here, nothing else of the environment reaches an agent
  * @param dev what only {@code dev} reads: the Temporal CLI and whether a server is given
+ * @param versioning the Worker Deployment Version the worker polls as, if versioning is on ({@code worker} only)
  */
 public record Settings(
     DatabaseSettings database,
@@ -77,7 +79,8 @@ public record Settings(
     LaunchLimits launchLimits,
     Duration hostWait,
     Map<String, String> agentEnvironment,
-    DevSettings dev) {
+    DevSettings dev,
+    WorkerVersioning versioning) {
 
   private static final Logger log = LoggerFactory.getLogger(Settings.class);
 
@@ -126,7 +129,10 @@ public record Settings(
         env.positiveSeconds("KANDEV_HOST_WAIT_SECONDS", HostWait.DEFAULT),
         AgentHostSettings.inheritedFrom(environment),
         new DevSettings(env.text("KANDEV_TEMPORAL_CLI").map(Path::of), env.text("TEMPORAL_ADDRESS"),
-            env.verbatim("PATH", null)));
+            env.verbatim("PATH", null)),
+        new WorkerVersioning(env.bool("KANDEV_WORKER_VERSIONING", false),
+            env.text("KANDEV_DEPLOYMENT_NAME", WorkerVersioning.DEFAULT_DEPLOYMENT_NAME),
+            env.text("KANDEV_BUILD_ID", BuildInfo.version())));
   }
 
   /** The worker's own environment: the one place the process reads it. */

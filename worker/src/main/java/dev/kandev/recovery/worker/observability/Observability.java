@@ -5,6 +5,7 @@ import com.uber.m3.tally.Scope;
 import com.uber.m3.tally.ScopeCloseException;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.prometheus.metrics.core.metrics.Info;
 import io.temporal.common.reporter.MicrometerClientStatsReporter;
 
 /**
@@ -42,6 +43,18 @@ public final class Observability implements AutoCloseable {
 
   public RecoveryMetrics metrics() {
     return metrics;
+  }
+
+  /**
+   * {@code kandev_build_info}: always 1, its labels say which release runs and as which deployment
+   * version ({@code deployment} empty when the worker polls unversioned), so a dashboard sees a
+   * rollout. A Prometheus info metric: Micrometer would strip a gauge's {@code _info} suffix.
+   */
+  public void buildInfo(String version, String deployment, String buildId) {
+    Info.builder().name("kandev_build_info").help("The release this worker runs")
+        .labelNames("version", "deployment", "build_id")
+        .register(registry.getPrometheusRegistry())
+        .setLabelValues(version, deployment, buildId);
   }
 
   /** Every meter in Prometheus' text format. */

@@ -2,6 +2,7 @@ package dev.kandev.recovery.worker.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.kandev.recovery.worker.BuildInfo;
 import dev.kandev.recovery.worker.harness.KandevProcess;
 import dev.kandev.recovery.worker.harness.RealTemporalServer;
 import dev.kandev.recovery.worker.harness.RecoveryCluster;
@@ -28,10 +29,12 @@ public class DevCommandIT {
 
   @Test
   void devPrintsTheWebUiOfTheRealServerItStartsAndStopsItOnExit() throws Exception {
-    KandevProcess dev = cluster.dev("dev-a");
+    // dev polls unversioned even where the environment turns versioning on for workers (docs/upgrades.md).
+    KandevProcess dev = cluster.dev("dev-a", Map.of("KANDEV_WORKER_VERSIONING", "true"));
 
     assertThat(dev.output()).contains("Temporal     127.0.0.1:" + cluster.temporalPort + " (Temporal dev server, pid")
-        .contains("Web UI       http://127.0.0.1:" + cluster.uiPort);
+        .contains("Web UI       http://127.0.0.1:" + cluster.uiPort)
+        .contains("Version      kandev-recovery " + BuildInfo.version() + "; versioning off: unversioned worker");
     HttpResponse<String> page = HttpClient.newHttpClient().send(
         HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + cluster.uiPort + "/")).build(),
         HttpResponse.BodyHandlers.ofString());

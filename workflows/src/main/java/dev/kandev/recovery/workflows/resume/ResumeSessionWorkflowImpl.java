@@ -19,7 +19,9 @@ import io.temporal.failure.ApplicationFailure;
 import io.temporal.failure.CanceledFailure;
 import io.temporal.failure.TemporalFailure;
 import io.temporal.workflow.Saga;
+import io.temporal.common.VersioningBehavior;
 import io.temporal.workflow.Workflow;
+import io.temporal.workflow.WorkflowVersioningBehavior;
 import io.temporal.workflow.WorkflowInfo;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -82,7 +84,9 @@ public class ResumeSessionWorkflowImpl implements ResumeSessionWorkflow {
     this.hostWait = HostWait.validated(hostWait);
   }
 
+  /** Pinned: a resume completes on the version it started on (docs/decisions/0002). */
   @Override
+  @WorkflowVersioningBehavior(VersioningBehavior.PINNED)
   public ResumeResult resume(ResumeRequest request) {
     this.startedAtMillis = Workflow.currentTimeMillis();
     if (request == null) {

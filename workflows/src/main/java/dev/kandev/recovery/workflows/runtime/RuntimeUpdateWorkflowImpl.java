@@ -11,7 +11,9 @@ import dev.kandev.recovery.workflows.WorkflowFailures;
 import io.temporal.activity.ActivityOptions;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
+import io.temporal.common.VersioningBehavior;
 import io.temporal.workflow.Workflow;
+import io.temporal.workflow.WorkflowVersioningBehavior;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -53,7 +55,9 @@ public final class RuntimeUpdateWorkflowImpl implements RuntimeUpdateWorkflow {
   private final RuntimeUpdateActivities store =
       Workflow.newActivityStub(RuntimeUpdateActivities.class, RuntimeUpdateActivityOptions.STORE);
 
+  /** Auto-upgrade: a job moves to the current version; its changes stay behind getVersion (docs/decisions/0002). */
   @Override
+  @WorkflowVersioningBehavior(VersioningBehavior.AUTO_UPGRADE)
   public RuntimeUpdateResult update(RuntimeUpdateRequest request) {
     jobId = Workflow.getInfo().getRunId();
     if (request == null) {
