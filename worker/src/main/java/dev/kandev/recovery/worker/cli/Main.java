@@ -1,5 +1,7 @@
 package dev.kandev.recovery.worker.cli;
 
+import dev.kandev.recovery.worker.tracing.Tracing;
+import io.opentelemetry.sdk.autoconfigure.spi.ConfigurationException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine;
 
@@ -14,6 +16,12 @@ public final class Main implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   public static void main(String[] args) {
+    try {
+      Tracing.installFromEnvironment();
+    } catch (ConfigurationException e) {
+      System.err.println("kandev-recovery: tracing (OTEL_*): " + e.getMessage());
+      System.exit(ExitCodes.USAGE);
+    }
     System.exit(commandLine().execute(args));
   }
 
