@@ -19,7 +19,8 @@ public final class Main implements Runnable {
     try {
       Tracing.installFromEnvironment();
     } catch (ConfigurationException e) {
-      System.err.println("kandev-recovery: tracing (OTEL_*): " + e.getMessage());
+      String cause = e.getCause() == null ? "" : ": " + e.getCause().getMessage();
+      System.err.println("kandev-recovery: tracing (OTEL_*): " + e.getMessage() + cause);
       System.exit(ExitCodes.USAGE);
     }
     System.exit(commandLine().execute(args));
