@@ -30,6 +30,8 @@ type Resume struct {
 	client     client.Client
 	WorkflowID string
 	RunID      string
+	// TraceID is the trace of the StartResume span (hex), "" when tracing is off.
+	TraceID string
 }
 
 // ConflictError refuses a request whose session already has a running resume of the other mode.
@@ -71,6 +73,8 @@ func (s *Starter) StartResume(ctx context.Context, req ResumeRequest) (*Resume, 
 	if req.Reason == "" {
 		req.Reason = "user"
 	}
+	ctx, span := startResumeSpan(ctx, req)
+	defer span.End()
 	run, err := s.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
 		ID:                       ResumeWorkflowID(req.SessionID),
 		TaskQueue:                s.TaskQueue,
@@ -83,6 +87,7 @@ func (s *Starter) StartResume(ctx context.Context, req ResumeRequest) (*Resume, 
 		return nil, err
 	}
 	resume := s.AttachResume(req.SessionID, run.GetRunID())
+	resume.TraceID = traceIDOf(span)
 	running, err := resume.mode(ctx)
 	if err != nil {
 		return nil, err

@@ -17,6 +17,9 @@
 //   crash-mid-turn          exits (code 5) after streaming the first chunk of a turn
 //   reject-new              answers session/new with -32000 authentication required
 //   close-before-new        closes stdout and exits (code 6) when session/new arrives
+//   git-credential-on-new:<host>/<owner>/<repo>
+//                           runs `git credential fill` for that repository before it answers
+//                           session/new, as an agent that clones its repository at once would
 // KANDEV_TEST_AGENT_REPLAY / --replay=N: history messages replayed on session/load (default all).
 // KANDEV_TEST_AGENT_STATE_DIR / --state-dir=DIR: where sessions are kept as <id>.json.
 // KANDEV_TEST_AGENT_PERMISSION / --ask-permission: ask session/request_permission each turn.
@@ -67,7 +70,7 @@ function log(...args) {
   process.stderr.write(`[kandev-test-agent pid=${process.pid} mode=${mode}] ${args.join(' ')}\n`);
 }
 
-if (!MODES.includes(mode)) {
+if (!MODES.includes(mode) && !mode.startsWith('git-credential-on-new:')) {
   log(`unknown mode '${mode}'; expected one of ${MODES.join(', ')}`);
   process.exit(2);
 }
@@ -137,6 +140,20 @@ const pendingOutgoing = new Map(); // id -> {resolve, reject}
 
 function send(message) {
   process.stdout.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
+}
+
+// Asks real git for the credential of https://<host>/<owner>/<repo>, as an agent's `git fetch`
+// would: git runs the credential helper its environment configures. The password is not echoed.
+function gitCredential(repository) {
+  const [host, ...rest] = repository.split('/');
+  const git = require('child_process').spawnSync('git', ['credential', 'fill'], {
+    input: `protocol=https\nhost=${host}\npath=${rest.join('/')}\n\n`, encoding: 'utf8', timeout: 20000,
+  });
+  const fields = Object.fromEntries((git.stdout || '').split('\n').filter((l) => l.includes('='))
+    .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
+  return git.status === 0
+    ? `[git credential username=${fields.username} password-length=${(fields.password || '').length}]`
+    : `[git credential failed ${git.status}: ${(git.stderr || '').trim()}]`;
 }
 
 function respond(id, result) {
@@ -288,6 +305,9 @@ const handlers = {
       fail(id, -32602, 'Invalid params: cwd must be an absolute path');
       return;
     }
+    if (mode.startsWith('git-credential-on-new:')) {
+      log(`session/new: ${gitCredential(mode.slice('git-credential-on-new:'.length))}`);
+    }
     const session = { id: `sess_${crypto.randomUUID().replace(/-/g, '')}`, cwd: params.cwd, messages: [] };
     saveSession(session);
     sessions.set(session.id, session);
@@ -394,17 +414,7 @@ const handlers = {
       const name = text.slice(4);
       rest = `${text} [env ${name}=${process.env[name] === undefined ? '<unset>' : process.env[name]}]`;
     } else if (text.startsWith('git-credential:')) {
-      // Asks real git for the credential of https://<host>/<path>, as an agent's `git fetch` would:
-      // git runs the credential helper its environment configures. The password is not echoed.
-      const [host, ...rest2] = text.slice('git-credential:'.length).split('/');
-      const git = require('child_process').spawnSync('git', ['credential', 'fill'], {
-        input: `protocol=https\nhost=${host}\npath=${rest2.join('/')}\n\n`, encoding: 'utf8', timeout: 20000,
-      });
-      const fields = Object.fromEntries((git.stdout || '').split('\n').filter((l) => l.includes('='))
-        .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
-      rest = git.status === 0
-        ? `${text} [git credential username=${fields.username} password-length=${(fields.password || '').length}]`
-        : `${text} [git credential failed ${git.status}: ${(git.stderr || '').trim()}]`;
+      rest = `${text} ${gitCredential(text.slice('git-credential:'.length))}`;
     } else if (text === 'unsupported') {
       try {
         await request('terminal/create', { sessionId: session.id, command: 'true' });

@@ -4,6 +4,7 @@ import dev.kandev.recovery.worker.config.WorkerVersioning;
 import dev.kandev.recovery.worker.interceptors.RecoveryMdcInterceptor;
 import dev.kandev.recovery.worker.interceptors.StoreFailureInterceptor;
 import dev.kandev.recovery.worker.limits.LaunchSlots;
+import dev.kandev.recovery.worker.tracing.Tracing;
 import dev.kandev.recovery.workflows.RecoveryTaskQueue;
 import dev.kandev.recovery.workflows.resume.LaunchHeartbeat;
 import io.temporal.client.WorkflowClient;
@@ -101,6 +102,7 @@ public final class TemporalWorkers implements AutoCloseable {
   public static WorkerFactoryOptions factoryOptions() {
     List<WorkerInterceptor> interceptors = new ArrayList<>(List.of(new RecoveryMdcInterceptor(), new StoreFailureInterceptor()));
     StepFreezeInterceptor.fromSystemProperty().ifPresent(interceptors::add);
+    Tracing.workerInterceptor().ifPresent(interceptors::add);
     return WorkerFactoryOptions.newBuilder()
         .setWorkerInterceptors(interceptors.toArray(WorkerInterceptor[]::new))
         .build();

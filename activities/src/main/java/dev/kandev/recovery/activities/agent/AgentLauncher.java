@@ -5,8 +5,12 @@ import dev.kandev.recovery.activities.acp.ClientRequests;
 import dev.kandev.recovery.activities.store.SessionIdentity;
 import dev.kandev.recovery.activities.store.SessionIdentityStore;
 import dev.kandev.recovery.activities.store.Transactions;
+import dev.kandev.recovery.activities.tracing.Spans;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.context.Scope;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -48,7 +52,20 @@ final class AgentLauncher {
 
   /** See {@link AgentHost#launch}. */
   LaunchResult launch(LaunchRequest request) {
-    return registry.launching(request.sessionId(), () -> launchLocked(request));
+    Span span = Spans.start("agent.launch");
+    span.setAttribute("kandev.session.id", request.sessionId());
+    span.setAttribute("kandev.agent.id", request.agentId());
+    try (Scope scope = span.makeCurrent()) {
+      LaunchResult result = registry.launching(request.sessionId(), () -> launchLocked(request));
+      span.setAttribute("process.pid", result.pid());
+      span.setAttribute("kandev.session.loaded", result.loaded());
+      return result;
+    } catch (RuntimeException e) {
+      Spans.failed(span, e);
+      throw e;
+    } finally {
+      span.end();
+    }
   }
 
   private LaunchResult launchLocked(LaunchRequest request) {
@@ -89,7 +106,10 @@ final class AgentLauncher {
     String sessionId = request.sessionId();
     String executionId = UUID.randomUUID().toString();
     Path workspace = request.workspace().toAbsolutePath().normalize();
-    Map<String, String> env = AgentEnvironment.build(settings.inheritedEnvironment(), profile.env(), request.extraEnv());
+    // The launch's span goes to the child: a credential redemption its git asks for joins the trace.
+    Map<String, String> extraEnv = new HashMap<>(Spans.traceparentOfCurrent());
+    extraEnv.putAll(request.extraEnv());
+    Map<String, String> env = AgentEnvironment.build(settings.inheritedEnvironment(), profile.env(), extraEnv);
     List<String> argv = settings.commands().argv(profile);
     AgentProcess process;
     try {

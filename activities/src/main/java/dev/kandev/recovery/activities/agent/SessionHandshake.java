@@ -11,10 +11,14 @@ import dev.kandev.recovery.activities.store.SessionIdentityStore;
 import dev.kandev.recovery.activities.store.Transactions;
 import dev.kandev.recovery.activities.store.TranscriptMessage;
 import dev.kandev.recovery.activities.store.TranscriptStore;
+import dev.kandev.recovery.activities.tracing.Spans;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.context.Scope;
 import dev.kandev.recovery.workflows.model.AgentFailureClass;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -54,15 +58,44 @@ final class SessionHandshake {
    * @throws java.util.concurrent.CancellationException the launching thread was interrupted
    */
   Served run(RunningAgent agent, SessionIdentity identity, Path workspace, Fence fence) {
-    AcpHandshake.AgentInfo info = initialize(agent);
-    if (identity.hasToken()) {
-      return new Served(info, true, load(agent, info, identity.resumeToken(), workspace));
+    Span span = Spans.start("acp.handshake");
+    try (Scope scope = span.makeCurrent()) {
+      Served served = serve(agent, identity, workspace, fence);
+      span.setAttribute("kandev.agent.name", served.agent().name());
+      span.setAttribute("kandev.agent.version", served.agent().version());
+      return served;
+    } catch (RuntimeException e) {
+      Spans.failed(span, e);
+      throw e;
+    } finally {
+      span.end();
     }
-    String newId = newSession(agent, workspace);
+  }
+
+  private Served serve(RunningAgent agent, SessionIdentity identity, Path workspace, Fence fence) {
+    AcpHandshake.AgentInfo info = step("acp.initialize", () -> initialize(agent));
+    if (identity.hasToken()) {
+      int replayed = step("acp.session/load", () -> load(agent, info, identity.resumeToken(), workspace));
+      return new Served(info, true, replayed);
+    }
+    String newId = step("acp.session/new", () -> newSession(agent, workspace));
     transactions.run("store the new provider session of session " + agent.sessionId,
         h -> identities.replaceAfterNewSession(h, agent.sessionId, newId, fence));
     agent.serve(newId);
     return new Served(info, false, 0);
+  }
+
+  /** One ACP request of the handshake, in its own span. */
+  private static <T> T step(String name, Supplier<T> request) {
+    Span span = Spans.start(name);
+    try (Scope scope = span.makeCurrent()) {
+      return request.get();
+    } catch (RuntimeException e) {
+      Spans.failed(span, e);
+      throw e;
+    } finally {
+      span.end();
+    }
   }
 
   private AcpHandshake.AgentInfo initialize(RunningAgent agent) {

@@ -2,6 +2,12 @@ package dev.kandev.recovery.activities.credentials;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import dev.kandev.recovery.activities.tracing.Spans;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.StatusCode;
+import io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator;
+import io.opentelemetry.context.Context;
+import io.opentelemetry.context.propagation.TextMapGetter;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -10,6 +16,7 @@ import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -65,20 +72,44 @@ public final class CredentialRedemptionServer implements AutoCloseable {
   }
 
   private void handle(HttpExchange exchange) throws IOException {
+    // The helper sends the traceparent of the launch that gave the agent its lease.
+    Span span = Spans.start("credential.redeem",
+        W3CTraceContextPropagator.getInstance().extract(Context.root(), exchange, REQUEST_HEADERS));
     try (exchange) {
       try {
-        serve(exchange);
+        serve(exchange, span);
       } catch (CredentialException e) {
         log.info("credential redemption refused: {}", e.toString());
+        span.setAttribute("kandev.credential.failure", e.type().name());
         reply(exchange, status(e), "error=" + e.type() + ": " + oneLine(e.getMessage()) + "\n");
       } catch (RuntimeException e) {
         log.warn("credential redemption failed: {}", e.getClass().getName());
         reply(exchange, 500, "error=internal error\n");
       }
+    } finally {
+      int status = exchange.getResponseCode();
+      span.setAttribute("http.response.status_code", status);
+      if (status != 200) {
+        span.setStatus(StatusCode.ERROR);
+      }
+      span.end();
     }
   }
 
-  private void serve(HttpExchange exchange) throws IOException {
+  private static final TextMapGetter<HttpExchange> REQUEST_HEADERS = new TextMapGetter<>() {
+    @Override
+    public Iterable<String> keys(HttpExchange exchange) {
+      return exchange.getRequestHeaders().keySet();
+    }
+
+    @Override
+    public String get(HttpExchange exchange, String key) {
+      List<String> values = exchange == null ? null : exchange.getRequestHeaders().get(key);
+      return values == null || values.isEmpty() ? null : values.get(0);
+    }
+  };
+
+  private void serve(HttpExchange exchange, Span span) throws IOException {
     if (!PATH.equals(exchange.getRequestURI().getPath())) {
       reply(exchange, 404, "error=not found\n");
       return;
@@ -116,6 +147,7 @@ public final class CredentialRedemptionServer implements AutoCloseable {
       reply(exchange, 400, "error=" + oneLine(e.getMessage()) + "\n");
       return;
     }
+    span.setAttribute("kandev.credential.host", host);
     GitCredential credential = broker.redeem(authorization.substring(7).trim(), host, path);
     reply(exchange, 200, credential.toGitCredentialFormat());
   }

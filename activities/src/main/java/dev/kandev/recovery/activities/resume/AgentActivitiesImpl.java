@@ -19,6 +19,7 @@ import dev.kandev.recovery.workflows.resume.AgentActivities;
 import dev.kandev.recovery.workflows.resume.LaunchHeartbeat;
 import dev.kandev.recovery.workflows.resume.LaunchOutcome;
 import dev.kandev.recovery.workflows.resume.ResumeLockOwner;
+import io.opentelemetry.context.Context;
 import io.temporal.activity.Activity;
 import io.temporal.activity.ActivityExecutionContext;
 import io.temporal.activity.ActivityInfo;
@@ -79,9 +80,10 @@ public final class AgentActivitiesImpl implements AgentActivities {
     LaunchRequest request = new LaunchRequest(
         sessionId, session.agentId(), Path.of(session.workspacePath().isEmpty() ? "." : session.workspacePath()),
         env, fence);
-    // The launch's log lines carry the activity's MDC (workflow, run, session, activity type).
+    // The launch's log lines carry the activity's MDC (workflow, run, session, activity type), its
+    // spans the activity's span as their parent.
     Map<String, String> mdc = MDC.getCopyOfContextMap();
-    CompletableFuture<LaunchResult> launch = CompletableFuture.supplyAsync(() -> {
+    CompletableFuture<LaunchResult> launch = CompletableFuture.supplyAsync(Context.current().wrapSupplier(() -> {
       if (mdc != null) {
         MDC.setContextMap(mdc);
       }
@@ -90,7 +92,7 @@ public final class AgentActivitiesImpl implements AgentActivities {
       } finally {
         MDC.clear();
       }
-    });
+    }));
     ActivityExecutionContext activity = Activity.getExecutionContext();
     try {
       LaunchResult result = awaitHeartbeating(launch, activity);

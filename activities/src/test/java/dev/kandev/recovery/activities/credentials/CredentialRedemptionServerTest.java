@@ -5,6 +5,13 @@ import static dev.kandev.recovery.workflows.model.SessionState.STARTING;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kandev.recovery.activities.testing.TestDatabase;
+import io.opentelemetry.api.GlobalOpenTelemetry;
+import io.opentelemetry.api.common.AttributeKey;
+import io.opentelemetry.sdk.OpenTelemetrySdk;
+import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
+import io.opentelemetry.sdk.trace.SdkTracerProvider;
+import io.opentelemetry.sdk.trace.data.SpanData;
+import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -84,6 +91,41 @@ class CredentialRedemptionServerTest {
         .containsEntry("GIT_CONFIG_KEY_2", "credential.useHttpPath")
         .containsEntry("KANDEV_CREDENTIAL_BROKER_URL", server.url().toString());
     assertThat(h.db.fixtures().string("SELECT last_redeemed_at IS NOT NULL FROM credential_leases")).isEqualTo("t");
+  }
+
+  @Test
+  void aRedemptionIsASpanOfTheTraceTheAgentsEnvironmentNames() throws Exception {
+    InMemorySpanExporter spans = InMemorySpanExporter.create();
+    GlobalOpenTelemetry.resetForTest(); // the earlier redemptions of this JVM fixed the no-op one
+    OpenTelemetrySdk.builder()
+        .setTracerProvider(SdkTracerProvider.builder().addSpanProcessor(SimpleSpanProcessor.create(spans)).build())
+        .buildAndRegisterGlobal();
+    try {
+      IssuedToken token = lease();
+      Map<String, String> env = new java.util.HashMap<>(environment.forTokens(List.of(token)));
+      env.put("TRACEPARENT", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01");
+
+      Run run = gitCredentialFill(env, WIDGETS_REQUEST);
+      env.put("TRACEPARENT", "00-$(touch injected)-00f067aa0ba902b7-01");
+      Run odd = gitCredentialFill(env, WIDGETS_REQUEST);
+
+      assertThat(run.exit()).as(run.stderr()).isZero();
+      assertThat(odd.exit()).as("a malformed TRACEPARENT is left out: %s", odd.stderr()).isZero();
+      assertThat(dir.resolve("injected")).doesNotExist();
+      List<SpanData> redeemed = spans.getFinishedSpanItems();
+      assertThat(redeemed).extracting(SpanData::getName).containsExactly("credential.redeem", "credential.redeem");
+      SpanData joined = redeemed.get(0);
+      assertThat(joined.getTraceId()).isEqualTo("4bf92f3577b34da6a3ce929d0e0e4736");
+      assertThat(joined.getParentSpanId()).isEqualTo("00f067aa0ba902b7");
+      assertThat(redeemed.get(1).getParentSpanContext().isValid()).isFalse();
+      assertThat(joined.getAttributes().asMap()).containsEntry(AttributeKey.stringKey("kandev.credential.host"), "github.com")
+          .containsEntry(AttributeKey.longKey("http.response.status_code"), 200L);
+      String installationToken = h.github.issued().get(0).token();
+      assertThat(joined.getAttributes().asMap().values()).map(String::valueOf)
+          .noneMatch(v -> v.contains(token.token()) || v.contains(installationToken));
+    } finally {
+      GlobalOpenTelemetry.resetForTest();
+    }
   }
 
   @Test

@@ -1,7 +1,9 @@
 package dev.kandev.recovery.worker.cli;
 
 import dev.kandev.recovery.worker.BuildInfo;
+import dev.kandev.recovery.worker.tracing.Tracing;
 import dev.kandev.recovery.workflows.ContractVersion;
+import io.opentelemetry.sdk.autoconfigure.spi.ConfigurationException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine;
 
@@ -16,6 +18,13 @@ public final class Main implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   public static void main(String[] args) {
+    try {
+      Tracing.installFromEnvironment();
+    } catch (ConfigurationException e) {
+      String cause = e.getCause() == null ? "" : ": " + e.getCause().getMessage();
+      System.err.println("kandev-recovery: tracing (OTEL_*): " + e.getMessage() + cause);
+      System.exit(ExitCodes.USAGE);
+    }
     System.exit(commandLine().execute(args));
   }
 

@@ -2,6 +2,7 @@ package dev.kandev.recovery.worker.temporal;
 
 import com.uber.m3.tally.Scope;
 import dev.kandev.recovery.worker.config.Settings;
+import dev.kandev.recovery.worker.tracing.Tracing;
 import dev.kandev.recovery.workflows.client.RecoveryDataConverter;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
@@ -44,6 +45,7 @@ public final class TemporalConnection implements AutoCloseable {
         .setNamespace(namespace)
         .setIdentity(identity)
         .setDataConverter(RecoveryDataConverter.INSTANCE)
+        .setInterceptors(Tracing.clientInterceptors())
         .build());
   }
 
