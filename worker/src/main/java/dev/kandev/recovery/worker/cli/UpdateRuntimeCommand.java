@@ -4,22 +4,20 @@ import dev.kandev.recovery.worker.config.Settings;
 import dev.kandev.recovery.worker.temporal.TemporalConnection;
 import dev.kandev.recovery.workflows.client.InvalidRequestException;
 import dev.kandev.recovery.workflows.client.RuntimeUpdateClient;
+import dev.kandev.recovery.workflows.runtime.BuiltInAgents;
 import dev.kandev.recovery.workflows.runtime.RuntimeUpdateRequest;
 import dev.kandev.recovery.workflows.runtime.RuntimeUpdateResult;
 import dev.kandev.recovery.workflows.runtime.RuntimeUpdateStatus;
 import java.io.PrintStream;
 import java.time.Duration;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.Spec;
 
 /**
  * Starts (or attaches to) the runtime update of one built-in agent, prints its progress lines as
  * they come and the outcome. Exit code 0 on success, 1 when the job failed, 2 when the request was
- * refused before anything started.
+ * refused before anything started (an invalid id, an agent that is not built in).
  */
 @Command(
     name = "update-runtime",
@@ -27,10 +25,9 @@ import picocli.CommandLine.Spec;
     description = "Update the managed npm runtime of a built-in agent (RuntimeUpdateWorkflow) and show its progress.",
     footer = {"", "Environment: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TEMPORAL_TLS, TEMPORAL_TLS_*,",
         "TEMPORAL_PROFILE, TEMPORAL_CONFIG_FILE, KANDEV_TASK_QUEUE, KANDEV_HOST.",
-        "Exit codes: 0 updated, 1 the update failed, 2 usage, 4 unexpected error, 5 Temporal unreachable."})
-public final class UpdateRuntimeCommand implements Callable<Integer> {
-  @Spec CommandSpec spec;
-
+        "Exit codes: 0 updated, 1 the update failed, 2 usage (e.g. not a built-in agent), 4 unexpected error,",
+        "5 Temporal unreachable."})
+public final class UpdateRuntimeCommand extends StarterCommand {
   @Parameters(index = "0", paramLabel = "AGENT", description = "Built-in agent id, e.g. opencode-acp.")
   String agentId;
 
@@ -46,14 +43,19 @@ public final class UpdateRuntimeCommand implements Callable<Integer> {
   Duration timeout;
 
   @Override
-  public Integer call() throws Exception {
-    CliIds.requireValid(spec, "AGENT", agentId);
-    Settings settings = Settings.fromEnvironment();
-    try (TemporalConnection temporal = TemporalConnection.open(settings)) {
-      String who = requestedBy != null ? requestedBy : "cli:" + System.getProperty("user.name", "unknown");
-      RuntimeUpdateRequest request = new RuntimeUpdateRequest(agentId, who, host != null ? host : settings.host());
-      return follow(new RuntimeUpdateClient(temporal.client, settings.taskQueue()), request, timeout, System.out);
+  void checkArguments() {
+    requireValidId("AGENT", agentId);
+    if (BuiltInAgents.KANDEV.find(agentId).isEmpty()) {
+      throw usageError("AGENT '" + agentId + "' is not a built-in agent with a managed runtime: "
+          + String.join(", ", BuiltInAgents.KANDEV.ids()));
     }
+  }
+
+  @Override
+  int run(Settings settings, TemporalConnection temporal) throws Exception {
+    String who = requestedBy != null ? requestedBy : "cli:" + System.getProperty("user.name", "unknown");
+    RuntimeUpdateRequest request = new RuntimeUpdateRequest(agentId, who, host != null ? host : settings.host());
+    return follow(new RuntimeUpdateClient(temporal.client, settings.taskQueue()), request, timeout, System.out);
   }
 
   /** The CLI's behaviour on a given client, so tests can drive it against a test environment. */
