@@ -24,9 +24,10 @@ final class ResumeCancel {
 
   private ResumeCancel() {}
 
-  /** Ends the session's running resume, waiting for its outcome until {@code deadline} (System.nanoTime). */
+  /** Ends the session's running resume, waiting for its outcome at most {@code timeout}. */
   static int cancel(ResumeClient client, WorkflowClient workflows, TaskQueues queues, String taskQueue, String sessionId,
-      long deadline, Duration timeout, PrintStream out) throws InterruptedException {
+      Duration timeout, PrintStream out) throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
     String workflowId = ResumeRequest.workflowId(sessionId);
     Optional<WorkflowExecution> running = running(workflows, workflowId);
     if (running.isEmpty()) {

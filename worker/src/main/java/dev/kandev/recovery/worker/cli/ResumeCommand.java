@@ -70,26 +70,26 @@ public final class ResumeCommand extends StarterCommand {
     ResumeClient client = new ResumeClient(temporal.client, settings.taskQueue());
     TaskQueues queues = taskQueues(settings, temporal);
     if (cancel) {
-      return ResumeCancel.cancel(client, temporal.client, queues, settings.taskQueue(), sessionId, began + timeout.toNanos(),
-          timeout, System.out);
+      return ResumeCancel.cancel(client, temporal.client, queues, settings.taskQueue(), sessionId, timeout, System.out);
     }
     ResumeRequest request =
         new ResumeRequest(sessionId, fresh ? ResumeMode.START_FRESH : ResumeMode.RESUME, reason, requestedBy);
-    return follow(client, request, began + timeout.toNanos(), timeout, System.out, queues, settings.taskQueue());
+    return follow(client, request, timeout, System.out, queues, settings.taskQueue());
   }
 
   /** Follows the resume for {@code timeout} from now, without asking about task queues. */
   public static int follow(ResumeClient client, ResumeRequest request, Duration timeout, PrintStream out)
       throws InterruptedException {
-    return follow(client, request, System.nanoTime() + timeout.toNanos(), timeout, out, TaskQueues.UNKNOWN, "");
+    return follow(client, request, timeout, out, TaskQueues.UNKNOWN, "");
   }
 
   /**
    * Starts (or attaches to) the resume, prints progress lines as they appear and a final outcome line
-   * by {@code deadline} (System.nanoTime; {@code timeout} is what the user asked for); returns the exit code.
+   * within {@code timeout} whatever the server does; returns the exit code.
    */
-  static int follow(ResumeClient client, ResumeRequest request, long deadline, Duration timeout, PrintStream out,
-      TaskQueues queues, String taskQueue) throws InterruptedException {
+  static int follow(ResumeClient client, ResumeRequest request, Duration timeout, PrintStream out, TaskQueues queues,
+      String taskQueue) throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
     ResumeHandle handle;
     request.warning().ifPresent(out::println);
     // Attaching to a run no worker ever took may wait on its progress query (a run without the mode memo).

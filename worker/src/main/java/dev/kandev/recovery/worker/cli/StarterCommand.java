@@ -14,12 +14,9 @@ import picocli.CommandLine.Spec;
  */
 abstract class StarterCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
-  /** When the command began (System.nanoTime): its --timeout counts from here, connecting included. */
-  long began;
 
   @Override
   public final Integer call() throws Exception {
-    began = System.nanoTime();
     checkArguments();
     Settings settings = Settings.fromEnvironment();
     try (TemporalConnection temporal = TemporalConnection.open(settings)) {

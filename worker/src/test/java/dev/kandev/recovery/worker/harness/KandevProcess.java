@@ -110,6 +110,12 @@ public final class KandevProcess implements AutoCloseable {
     return read(output) + (stderr == null ? "" : read(stderr));
   }
 
+  /** Its stdout alone: only for {@link #startInOwnSession}. */
+  public String stdout() {
+    stderr();
+    return read(output);
+  }
+
   /** Its stderr alone: only for {@link #startInOwnSession}. */
   public String stderr() {
     if (stderr == null) {
