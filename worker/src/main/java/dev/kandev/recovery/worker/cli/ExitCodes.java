@@ -14,7 +14,7 @@ public final class ExitCodes {
   public static final int TEMPORAL_UNREACHABLE = 5;
   /** PostgreSQL cannot be reached, refuses the role or has no such database. */
   public static final int DATABASE_UNREACHABLE = 6;
-  /** {@code resume}: no outcome within {@code --timeout}; the resume runs on (the output says how to end it). */
+  /** {@code resume}, {@code update-runtime}: no outcome within {@code --timeout}; the run goes on (the output says how to end it). */
   public static final int TIMED_OUT = 7;
 
   private ExitCodes() {}

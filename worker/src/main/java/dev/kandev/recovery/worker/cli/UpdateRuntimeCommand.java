@@ -8,8 +8,14 @@ import dev.kandev.recovery.workflows.runtime.BuiltInAgents;
 import dev.kandev.recovery.workflows.runtime.RuntimeUpdateRequest;
 import dev.kandev.recovery.workflows.runtime.RuntimeUpdateResult;
 import dev.kandev.recovery.workflows.runtime.RuntimeUpdateStatus;
+import dev.kandev.recovery.workflows.runtime.RuntimeUpdateWorkflow;
 import java.io.PrintStream;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -26,7 +32,7 @@ import picocli.CommandLine.Parameters;
     footer = {"", "Environment: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TEMPORAL_TLS, TEMPORAL_TLS_*,",
         "TEMPORAL_PROFILE, TEMPORAL_CONFIG_FILE, KANDEV_TASK_QUEUE, KANDEV_HOST.",
         "Exit codes: 0 updated, 1 the update failed, 2 usage (e.g. not a built-in agent), 4 unexpected error,",
-        "5 Temporal unreachable."})
+        "5 Temporal unreachable, 7 no outcome within --timeout (the update runs on)."})
 public final class UpdateRuntimeCommand extends StarterCommand {
   @Parameters(index = "0", paramLabel = "AGENT", description = "Built-in agent id, e.g. opencode-acp.")
   String agentId;
@@ -55,7 +61,52 @@ public final class UpdateRuntimeCommand extends StarterCommand {
   int run(Settings settings, TemporalConnection temporal) throws Exception {
     String who = requestedBy != null ? requestedBy : "cli:" + System.getProperty("user.name", "unknown");
     RuntimeUpdateRequest request = new RuntimeUpdateRequest(agentId, who, host != null ? host : settings.host());
-    return follow(new RuntimeUpdateClient(temporal.client, settings.taskQueue()), request, timeout, System.out);
+    RuntimeUpdateClient client = new RuntimeUpdateClient(temporal.client, settings.taskQueue());
+    if (!taskQueues(settings, temporal).polled(settings.taskQueue(), false).orElse(true)) {
+      System.out.println("waiting: no worker polls task queue " + settings.taskQueue() + ", so nothing runs this update"
+          + " until one does: start one (kandev-recovery worker, with KANDEV_TASK_QUEUE=" + settings.taskQueue() + "),"
+          + " or end the update (nothing ran: nothing to undo): temporal workflow terminate --workflow-id "
+          + RuntimeUpdateWorkflow.workflowId(agentId));
+    }
+    // The progress query waits as long as no worker takes it: the deadline holds on this thread.
+    PrintStream out = new PrintStream(System.out, true) {
+      private volatile boolean closed;
+
+      @Override
+      public void close() {
+        closed = true;
+      }
+
+      @Override
+      public void println(String line) {
+        if (!closed) {
+          super.println(line);
+        }
+      }
+    };
+    CompletableFuture<Integer> followed = CompletableFuture.supplyAsync(() -> {
+      try {
+        return follow(client, request, timeout, out);
+      } catch (TimeoutException e) {
+        return ExitCodes.TIMED_OUT;
+      } catch (Exception e) {
+        throw new CompletionException(e);
+      }
+    });
+    int code;
+    try {
+      code = followed.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+    } catch (TimeoutException e) {
+      code = ExitCodes.TIMED_OUT;
+    } catch (ExecutionException e) {
+      throw e.getCause() instanceof Exception cause ? cause : e;
+    }
+    out.close();
+    if (code == ExitCodes.TIMED_OUT) {
+      System.out.println("outcome: none within " + CliDuration.format(timeout) + " — the update of " + agentId
+          + " runs on: follow it again with kandev-recovery update-runtime " + agentId);
+    }
+    return code;
   }
 
   /** The CLI's behaviour on a given client, so tests can drive it against a test environment. */

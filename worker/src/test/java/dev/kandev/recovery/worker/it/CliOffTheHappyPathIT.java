@@ -129,5 +129,15 @@ public class CliOffTheHappyPathIT {
 
     Run again = run(env, "resume", "s-stray", "--cancel");
     assertThat(again.stdout().strip()).isEqualTo("no resume of session s-stray runs: nothing to cancel");
+
+    Run update = run(env, "update-runtime", "opencode-acp", "--timeout=3s");
+    String updateOutput = update.stdout() + update.stderr();
+    assertThat(update.exitCode()).as(updateOutput).isEqualTo(ExitCodes.TIMED_OUT);
+    assertThat(update.took().minus(connecting)).as(updateOutput).isLessThan(Duration.ofSeconds(3 + 10));
+    assertThat(update.stdout()).as(updateOutput)
+        .contains("waiting: no worker polls task queue nobody-polls",
+            "temporal workflow terminate --workflow-id runtime-update-opencode-acp",
+            "outcome: none within 3s — the update of opencode-acp runs on")
+        .doesNotContain("Exception");
   }
 }
