@@ -79,10 +79,10 @@ public final class CliErrors implements IExecutionExceptionHandler {
     return Optional.empty();
   }
 
-  /** Settings are read from the environment; their errors name the variable. */
+  /** Settings are read from the environment and the files it names (config); their errors name the variable. */
   private static boolean isSettingsError(Throwable e) {
     for (StackTraceElement frame : e.getStackTrace()) {
-      if (frame.getClassName().equals(Settings.class.getName())) {
+      if (frame.getClassName().startsWith(Settings.class.getPackageName() + ".")) {
         return true;
       }
     }

@@ -108,6 +108,17 @@ public class CliOffTheHappyPathIT {
   }
 
   @Test
+  void anAgentsFileThatCannotBeReadIsOneLineAndExitCode2() {
+    Path missing = tempDir.resolve("no-such-agents.json");
+    Run worker = run(env("KANDEV_AGENTS_FILE", missing.toString()), "worker");
+
+    assertThat(worker.exitCode()).as(worker.stdout() + worker.stderr()).isEqualTo(ExitCodes.USAGE);
+    assertThat(worker.stdout() + worker.stderr()).doesNotContain("\tat ", "Exception");
+    assertThat(worker.stderr().strip().lines()).singleElement().asString()
+        .isEqualTo("kandev-recovery worker: KANDEV_AGENTS_FILE " + missing + " cannot be read: " + missing);
+  }
+
+  @Test
   void aResumeNoWorkerTakesEndsWithinItsTimeoutSaysWhyAndIsEndedByCancel() {
     Map<String, String> env = env("KANDEV_TASK_QUEUE", "nobody-polls");
     // What starting the JVM and connecting cost on this machine now (it may be busy), to compare with.
