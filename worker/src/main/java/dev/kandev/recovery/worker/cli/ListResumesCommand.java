@@ -62,12 +62,8 @@ public final class ListResumesCommand implements Callable<Integer> {
 
   /** The filter of the options; a filter that could only ever select nothing is a usage error. */
   private ResumeFilter filter() {
-    if (sessionId != null) {
-      CliIds.requireValid(spec, "--session", sessionId);
-    }
-    if (taskId != null) {
-      CliIds.requireValid(spec, "--task", taskId);
-    }
+    requireValidIfSet("--session", sessionId);
+    requireValidIfSet("--task", taskId);
     if (outcome != null && !OUTCOMES.contains(outcome)) {
       throw new ParameterException(spec.commandLine(),
           "--outcome must be one of " + String.join(", ", OUTCOMES) + ", got '" + outcome + "'");
@@ -79,6 +75,15 @@ public final class ListResumesCommand implements Callable<Integer> {
       return new ResumeFilter(sessionId, taskId, outcome, running);
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), e.getMessage());
+    }
+  }
+
+  private void requireValidIfSet(String option, String id) {
+    if (id != null && id.isBlank()) {
+      throw new ParameterException(spec.commandLine(), option + " is blank: leave it out to list them all");
+    }
+    if (id != null) {
+      CliIds.requireValid(spec, option, id);
     }
   }
 
