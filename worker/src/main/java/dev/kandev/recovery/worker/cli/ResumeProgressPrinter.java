@@ -19,7 +19,7 @@ final class ResumeProgressPrinter implements AutoCloseable {
   /** How often the task queues are looked at. */
   private static final long QUEUES_EVERY_MILLIS = 5_000;
   /** How long the last look at the lines may take once the outcome is known. */
-  private static final long LAST_LOOK_MILLIS = 3_000;
+  private static final long LAST_LOOK_MILLIS = 10_000;
 
   private final ResumeHandle handle;
   private final PrintStream out;
