@@ -69,21 +69,7 @@ public final class UpdateRuntimeCommand extends StarterCommand {
           + RuntimeUpdateWorkflow.workflowId(agentId));
     }
     // The progress query waits as long as no worker takes it: the deadline holds on this thread.
-    PrintStream out = new PrintStream(System.out, true) {
-      private volatile boolean closed;
-
-      @Override
-      public void close() {
-        closed = true;
-      }
-
-      @Override
-      public void println(String line) {
-        if (!closed) {
-          super.println(line);
-        }
-      }
-    };
+    GatedOutput out = new GatedOutput(System.out);
     CompletableFuture<Integer> followed = CompletableFuture.supplyAsync(() -> {
       try {
         return follow(client, request, timeout, out);

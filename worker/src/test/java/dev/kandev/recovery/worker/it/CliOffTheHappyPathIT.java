@@ -85,10 +85,6 @@ public class CliOffTheHappyPathIT {
     assertOneLine(run(env(), "resumes", "--outcome", "BOGUS"), ExitCodes.USAGE)
         .startsWith("kandev-recovery resumes: --outcome must be one of RESUMED, STARTED_FRESH, FAILED, REJECTED")
         .endsWith("got 'BOGUS' (see kandev-recovery resumes --help)");
-    assertOneLine(run(env(), "resumes", "--limit", "0"), ExitCodes.USAGE)
-        .startsWith("kandev-recovery resumes: --limit must be at least 1, got 0");
-    assertOneLine(run(env(), "resumes", "--session", ""), ExitCodes.USAGE)
-        .isEqualTo("kandev-recovery resumes: --session is blank: leave it out to list them all (see kandev-recovery resumes --help)");
     assertOneLine(run(env(), "update-runtime", "no-such-agent"), ExitCodes.USAGE)
         .startsWith("kandev-recovery update-runtime: AGENT 'no-such-agent' is not a built-in agent with a managed runtime:")
         .contains("opencode-acp");
