@@ -81,7 +81,9 @@ public final class WorkerProcess {
       }
     } finally {
       components.close(); // already closed unless the start failed before the parts were in use
-      leave(components, settings.workerInstance());
+      if (leave(components, settings.workerInstance())) {
+        Predecessor.forget(settings.pidFile(command), settings.workerInstance());
+      }
     }
   }
 
@@ -123,12 +125,14 @@ public final class WorkerProcess {
     Predecessor.record(file, settings.workerInstance(), settings.host());
   }
 
-  /** After its agents were stopped and recorded: this instance is no longer alive. */
-  private static void leave(Components components, String instance) {
+  /** After its agents were stopped and recorded: this instance is no longer alive. Whether that was recorded. */
+  private static boolean leave(Components components, String instance) {
     try {
       components.leave(instance, "stopped");
+      return true;
     } catch (RuntimeException e) {
       System.err.println("could not record this worker as stopped (it will count as gone soon): " + e.getMessage());
+      return false;
     }
   }
 }

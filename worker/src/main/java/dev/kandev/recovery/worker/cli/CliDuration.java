@@ -39,4 +39,10 @@ public final class CliDuration implements CommandLine.ITypeConverter<Duration> {
           "'" + value + "' is not a duration: use seconds (90), 90s, 15m, 2h or ISO-8601 (PT15M)");
     }
   }
+
+  /** As the options take it: {@code 15s}, {@code 10m}, {@code 2h}. */
+  static String format(Duration duration) {
+    long seconds = duration.toSeconds();
+    return seconds % 3600 == 0 ? seconds / 3600 + "h" : seconds % 60 == 0 ? seconds / 60 + "m" : seconds + "s";
+  }
 }

@@ -7,13 +7,15 @@ import java.io.PrintWriter;
 import java.net.ConnectException;
 import java.net.UnknownHostException;
 import java.sql.SQLException;
+import java.util.Optional;
 import picocli.CommandLine.IExecutionExceptionHandler;
 import picocli.CommandLine.ParseResult;
 import picocli.CommandLine;
 
 /**
- * What a command that failed prints: an unreachable Temporal or PostgreSQL, or a bad setting, is one
- * line on stderr naming the address and what to start or set; anything else keeps its stack trace.
+ * What a command that failed prints: an unreachable Temporal or PostgreSQL, a PostgreSQL that refuses
+ * the role or has no such database, or a bad setting, is one line on stderr naming the address and
+ * what to start or set; anything else keeps its stack trace.
  */
 public final class CliErrors implements IExecutionExceptionHandler {
   @Override
@@ -23,6 +25,11 @@ public final class CliErrors implements IExecutionExceptionHandler {
     if (e instanceof TemporalUnreachableException) {
       err.println(name + ": " + e.getMessage());
       return ExitCodes.TEMPORAL_UNREACHABLE;
+    }
+    Optional<String> refused = databaseRefusal(e);
+    if (refused.isPresent()) {
+      err.println(name + ": PostgreSQL at " + databaseUrl() + " " + refused.get());
+      return ExitCodes.DATABASE_UNREACHABLE;
     }
     if (databaseUnreachable(e)) {
       err.println(name + ": cannot reach PostgreSQL at " + databaseUrl() + ": " + rootMessage(e)
@@ -58,10 +65,29 @@ public final class CliErrors implements IExecutionExceptionHandler {
     return false;
   }
 
-  /** Settings are read from the environment; their errors name the variable. */
+  /**
+   * PostgreSQL answered but refused the settings: the role (SQL state class 28) or the database
+   * (3D000). What to fix, in the words of the rest of the line; empty for anything else.
+   */
+  private static Optional<String> databaseRefusal(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof SQLException s && s.getSQLState() != null) {
+        String why = firstLine(s.getMessage());
+        if (s.getSQLState().startsWith("28")) {
+          return Optional.of("refused the login: " + why + ". Set KANDEV_DB_USER and KANDEV_DB_PASSWORD to a role that may log in");
+        }
+        if (s.getSQLState().equals("3D000")) {
+          return Optional.of("has no such database: " + why + ". Create it (createdb) or name another in KANDEV_DB_URL");
+        }
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** Settings are read from the environment and the files it names (config); their errors name the variable. */
   private static boolean isSettingsError(Throwable e) {
     for (StackTraceElement frame : e.getStackTrace()) {
-      if (frame.getClassName().equals(Settings.class.getName())) {
+      if (frame.getClassName().startsWith(Settings.class.getPackageName() + ".")) {
         return true;
       }
     }
@@ -81,6 +107,10 @@ public final class CliErrors implements IExecutionExceptionHandler {
     while (root.getCause() != null && root.getCause() != root) {
       root = root.getCause();
     }
-    return String.valueOf(root.getMessage());
+    return firstLine(root.getMessage());
+  }
+
+  private static String firstLine(String message) {
+    return String.valueOf(message).lines().findFirst().orElse("").strip();
   }
 }

@@ -5,15 +5,21 @@ import dev.kandev.recovery.worker.temporal.TemporalConnection;
 import dev.kandev.recovery.workflows.client.ResumeClient;
 import dev.kandev.recovery.workflows.client.ResumeFilter;
 import dev.kandev.recovery.workflows.client.ResumeSummary;
+import dev.kandev.recovery.workflows.resume.ResumeOutcome;
 import java.io.PrintStream;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 
 /** {@code resumes [--session S] [--task T] [--outcome O] [--running]}: lists resumes from Temporal's visibility store. */
 @Command(
@@ -23,6 +29,9 @@ import picocli.CommandLine.Option;
         "Environment: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TEMPORAL_TLS, TEMPORAL_TLS_*,",
         "TEMPORAL_PROFILE, TEMPORAL_CONFIG_FILE, KANDEV_TASK_QUEUE."})
 public final class ListResumesCommand implements Callable<Integer> {
+  private static final List<String> OUTCOMES = outcomes();
+  @Spec CommandSpec spec;
+
   private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss").withZone(ZoneId.systemDefault());
 
   @Option(names = "--session", paramLabel = "S", description = "Only resumes of this session (KandevSessionId).")
@@ -43,18 +52,48 @@ public final class ListResumesCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    ResumeFilter filter;
-    try {
-      filter = new ResumeFilter(sessionId, taskId, outcome, running);
-    } catch (IllegalArgumentException e) {
-      System.err.println("resumes: " + e.getMessage());
-      return 2;
-    }
+    ResumeFilter filter = filter();
     Settings settings = Settings.fromEnvironment();
     try (TemporalConnection temporal = TemporalConnection.open(settings)) {
       print(new ResumeClient(temporal.client, settings.taskQueue()).list(filter, limit), System.out);
     }
     return 0;
+  }
+
+  /** The filter of the options; a filter that could only ever select nothing is a usage error. */
+  private ResumeFilter filter() {
+    requireValidIfSet("--session", sessionId);
+    requireValidIfSet("--task", taskId);
+    if (outcome != null && !OUTCOMES.contains(outcome)) {
+      throw new ParameterException(spec.commandLine(),
+          "--outcome must be one of " + String.join(", ", OUTCOMES) + ", got '" + outcome + "'");
+    }
+    if (limit < 1) {
+      throw new ParameterException(spec.commandLine(), "--limit must be at least 1, got " + limit);
+    }
+    try {
+      return new ResumeFilter(sessionId, taskId, outcome, running);
+    } catch (IllegalArgumentException e) {
+      throw new ParameterException(spec.commandLine(), e.getMessage());
+    }
+  }
+
+  private void requireValidIfSet(String option, String id) {
+    if (id != null && id.isBlank()) {
+      throw new ParameterException(spec.commandLine(), option + " is blank: leave it out to list them all");
+    }
+    if (id != null) {
+      CliIds.requireValid(spec, option, id);
+    }
+  }
+
+  /** The values of KandevOutcome on a resume: how it ended, or CANCELLED. */
+  private static List<String> outcomes() {
+    List<String> all = new ArrayList<>(Arrays.stream(ResumeOutcome.values()).map(Enum::name).toList());
+    if (!all.contains("CANCELLED")) {
+      all.add("CANCELLED");
+    }
+    return List.copyOf(all);
   }
 
   static void print(List<ResumeSummary> resumes, PrintStream out) {

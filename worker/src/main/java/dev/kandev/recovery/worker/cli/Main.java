@@ -30,11 +30,11 @@ public final class Main implements Runnable {
 
   /**
    * The command line with the error handling every command shares ({@link CliErrors}, {@link
-   * ExitCodes}) and one duration format for its options ({@link CliDuration}).
+   * UsageErrors}, {@link ExitCodes}) and one duration format for its options ({@link CliDuration}).
    */
   static CommandLine commandLine() {
     return new CommandLine(new Main()).registerConverter(java.time.Duration.class, new CliDuration())
-        .setExecutionExceptionHandler(new CliErrors());
+        .setExecutionExceptionHandler(new CliErrors()).setParameterExceptionHandler(new UsageErrors());
   }
 
   @Override

@@ -8,39 +8,44 @@ import dev.kandev.recovery.workflows.client.ResumeFailedException;
 import dev.kandev.recovery.workflows.client.ResumeHandle;
 import dev.kandev.recovery.workflows.resume.ResumeFailure;
 import dev.kandev.recovery.workflows.resume.ResumeMode;
-import dev.kandev.recovery.workflows.resume.ResumeProgress;
 import dev.kandev.recovery.workflows.resume.ResumeRequest;
 import dev.kandev.recovery.workflows.resume.ResumeResult;
+import io.temporal.client.WorkflowFailedException;
+import io.temporal.failure.CanceledFailure;
 import java.io.PrintStream;
 import java.time.Duration;
-import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.Spec;
 
-/** {@code resume SESSION [--fresh]}: starts (or attaches to) the session's resume and follows it. */
+/**
+ * {@code resume SESSION [--fresh]}: starts (or attaches to) the session's resume and follows it, at
+ * most {@code --timeout} whatever the server does; {@code resume SESSION --cancel} ends the
+ * session's open resume.
+ */
 @Command(
     name = "resume",
     mixinStandardHelpOptions = true,
-    description = "Resume a task session in its agent's own conversation (or --fresh: start a new one).",
+    description = "Resume a task session in its agent's own conversation (or --fresh: start a new one; --cancel: end"
+        + " the one that runs).",
     footer = {"", "Environment: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TEMPORAL_TLS, TEMPORAL_TLS_*,",
         "TEMPORAL_PROFILE, TEMPORAL_CONFIG_FILE, KANDEV_TASK_QUEUE.",
-        "Exit codes: 0 resumed, 1 the resume failed, 2 usage, 3 refused (a resume of the other mode runs),",
-        "4 unexpected error, 5 Temporal unreachable."})
-public final class ResumeCommand implements Callable<Integer> {
-  @Spec CommandSpec spec;
-
+        "Exit codes: 0 resumed (--cancel: ended), 1 the resume failed, 2 usage, 3 refused (a resume of the other mode",
+        "runs), 4 unexpected error, 5 Temporal unreachable, 7 no outcome within --timeout (the resume runs on)."})
+public final class ResumeCommand extends StarterCommand {
   @Parameters(paramLabel = "SESSION", description = "The task session id.")
   String sessionId;
 
   @Option(names = "--fresh", description = "Start fresh: clear the stored provider session and create a new one.")
   boolean fresh;
+
+  @Option(names = "--cancel", description = "End the session's running resume: cancel it (it restores the session)"
+      + " or, if no worker ever took it, terminate it (there is nothing to undo).")
+  boolean cancel;
 
   @Option(names = "--reason", defaultValue = "user", description = "Why (default: ${DEFAULT-VALUE}).")
   String reason;
@@ -53,28 +58,67 @@ public final class ResumeCommand implements Callable<Integer> {
   Duration timeout;
 
   @Override
-  public Integer call() throws Exception {
-    CliIds.requireValid(spec, "SESSION", sessionId);
-    Settings settings = Settings.fromEnvironment();
-    try (TemporalConnection temporal = TemporalConnection.open(settings)) {
-      ResumeRequest request =
-          new ResumeRequest(sessionId, fresh ? ResumeMode.START_FRESH : ResumeMode.RESUME, reason, requestedBy);
-      return follow(new ResumeClient(temporal.client, settings.taskQueue()), request, timeout, System.out);
+  void checkArguments() {
+    requireValidId("SESSION", sessionId);
+    if (cancel && fresh) {
+      throw usageError("--cancel and --fresh exclude each other");
     }
   }
 
-  /** Prints progress lines as they appear and a final outcome line; returns the exit code. */
-  public static int follow(ResumeClient client, ResumeRequest request, Duration timeout, PrintStream out) throws InterruptedException {
+  @Override
+  int run(Settings settings, TemporalConnection temporal) throws InterruptedException {
+    ResumeClient client = new ResumeClient(temporal.client, settings.taskQueue());
+    TaskQueues queues = taskQueues(settings, temporal);
+    if (cancel) {
+      return ResumeCancel.cancel(client, temporal.client, queues, settings.taskQueue(), sessionId, timeout, System.out);
+    }
+    ResumeRequest request =
+        new ResumeRequest(sessionId, fresh ? ResumeMode.START_FRESH : ResumeMode.RESUME, reason, requestedBy);
+    return follow(client, request, timeout, System.out, queues, settings.taskQueue());
+  }
+
+  /** Follows the resume for {@code timeout} from now, without asking about task queues. */
+  public static int follow(ResumeClient client, ResumeRequest request, Duration timeout, PrintStream out)
+      throws InterruptedException {
+    return follow(client, request, timeout, out, TaskQueues.UNKNOWN, "");
+  }
+
+  /**
+   * Starts (or attaches to) the resume, prints progress lines as they appear and a final outcome line
+   * within {@code timeout} whatever the server does; returns the exit code.
+   */
+  static int follow(ResumeClient client, ResumeRequest request, Duration timeout, PrintStream out, TaskQueues queues,
+      String taskQueue) throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
     ResumeHandle handle;
     request.warning().ifPresent(out::println);
+    // Attaching to a run no worker ever took may wait on its progress query (a run without the mode memo).
+    CompletableFuture<ResumeHandle> started = CompletableFuture.supplyAsync(() -> client.start(request));
     try {
-      handle = client.start(request);
-    } catch (ResumeConflictException e) {
-      out.println("refused: " + e.getMessage());
-      return ExitCodes.REFUSED;
+      handle = started.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof ResumeConflictException conflict) {
+        out.println("refused: " + conflict.getMessage());
+        return ExitCodes.REFUSED;
+      }
+      throw e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
+    } catch (TimeoutException e) {
+      out.println("outcome: none within " + CliDuration.format(timeout) + " — the server did not say whether the resume of"
+          + " session " + request.sessionId() + " started; see kandev-recovery resumes --session " + request.sessionId()
+          + ", or end it with kandev-recovery resume --cancel " + request.sessionId());
+      return ExitCodes.TIMED_OUT;
     }
     out.printf("%s %s (run %s)%n", request.mode() == ResumeMode.START_FRESH ? "starting fresh" : "resuming",
         handle.workflowId(), handle.runId());
+    return outcome(handle, deadline, timeout, out, queues, taskQueue, request.sessionId(), ExitCodes.FAILED);
+  }
+
+  /**
+   * Waits for the run's outcome until {@code deadline} (System.nanoTime) and prints it; returns the
+   * exit code ({@code cancelled} for a cancelled resume).
+   */
+  static int outcome(ResumeHandle handle, long deadline, Duration timeout, PrintStream out, TaskQueues queues,
+      String taskQueue, String sessionId, int cancelled) throws InterruptedException {
     CompletableFuture<ResumeResult> result = CompletableFuture.supplyAsync(() -> {
       try {
         return handle.await(timeout);
@@ -82,44 +126,39 @@ public final class ResumeCommand implements Callable<Integer> {
         throw new IllegalStateException("no outcome after " + timeout);
       }
     });
-    int printed = 0;
-    while (true) {
-      printed = printNewLines(handle, out, printed);
-      try {
-        ResumeResult done = result.get(500, TimeUnit.MILLISECONDS);
-        printNewLines(handle, out, printed);
-        out.printf("outcome: %s — session %s is %s, provider session %s (%s)%n", done.outcome(), done.sessionId(),
-            done.finalState(), done.providerSessionId(), done.loaded() ? "loaded" : "newly created");
-        return ExitCodes.OK;
-      } catch (TimeoutException e) {
-        // still running: poll the progress again
-      } catch (ExecutionException e) {
-        printed = printNewLines(handle, out, printed);
-        if (e.getCause() instanceof ResumeFailedException failed) {
-          ResumeFailure f = failed.failure();
-          out.printf("outcome: FAILED at %s (%s) — %s%n", f.step(), f.failureType(),
-              f.sessionState() == null ? "nothing was changed" : "session " + f.sessionId() + " is " + f.sessionState());
-          if (printed == 0) {
-            out.println("  " + f.message());
-          }
-          out.println("  recovery actions: " + (f.recoveryActions().isEmpty() ? "none" : f.recoveryActions()));
-          return ExitCodes.FAILED;
-        }
-        out.println("outcome: ERROR — " + e.getCause().getMessage());
-        return ExitCodes.ERROR;
-      }
-    }
-  }
-
-  private static int printNewLines(ResumeHandle handle, PrintStream out, int printed) {
+    ResumeProgressPrinter progress = new ResumeProgressPrinter(handle, out, queues, taskQueue, sessionId);
     try {
-      ResumeProgress progress = handle.progress();
-      for (int i = printed; i < progress.lines().size(); i++) {
-        out.println("  " + progress.lines().get(i));
+      ResumeResult done = result.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+      progress.close();
+      out.printf("outcome: %s — session %s is %s, provider session %s (%s)%n", done.outcome(), done.sessionId(),
+          done.finalState(), done.providerSessionId(), done.loaded() ? "loaded" : "newly created");
+      return ExitCodes.OK;
+    } catch (TimeoutException | ExecutionException e) {
+      progress.close();
+      Throwable cause = e instanceof ExecutionException ? e.getCause() : null;
+      if (cause instanceof ResumeFailedException failed) {
+        ResumeFailure f = failed.failure();
+        out.printf("outcome: FAILED at %s (%s) — %s%n", f.step(), f.failureType(),
+            f.sessionState() == null ? "nothing was changed" : "session " + f.sessionId() + " is " + f.sessionState());
+        if (progress.printed() == 0) {
+          out.println("  " + f.message());
+        }
+        out.println("  recovery actions: " + (f.recoveryActions().isEmpty() ? "none" : f.recoveryActions()));
+        return ExitCodes.FAILED;
       }
-      return progress.lines().size();
-    } catch (RuntimeException e) {
-      return printed; // the query is unavailable until the first workflow task ran
+      if (cause instanceof WorkflowFailedException wf && wf.getCause() instanceof CanceledFailure) {
+        out.println("outcome: CANCELLED — the resume of session " + sessionId + " undid what it had done and ended");
+        return cancelled;
+      }
+      if (cause == null || cause instanceof IllegalStateException) {
+        out.println("outcome: none within " + CliDuration.format(timeout) + " — the resume runs on"
+            + (progress.noWorkerPolls() ? " (no worker polls task queue " + taskQueue + ")" : "")
+            + ": follow it again with kandev-recovery resume " + sessionId
+            + ", or end it with kandev-recovery resume --cancel " + sessionId);
+        return ExitCodes.TIMED_OUT;
+      }
+      out.println("outcome: ERROR — " + cause.getMessage());
+      return ExitCodes.ERROR;
     }
   }
 }

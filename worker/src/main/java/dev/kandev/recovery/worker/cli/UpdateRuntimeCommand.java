@@ -4,22 +4,26 @@ import dev.kandev.recovery.worker.config.Settings;
 import dev.kandev.recovery.worker.temporal.TemporalConnection;
 import dev.kandev.recovery.workflows.client.InvalidRequestException;
 import dev.kandev.recovery.workflows.client.RuntimeUpdateClient;
+import dev.kandev.recovery.workflows.runtime.BuiltInAgents;
 import dev.kandev.recovery.workflows.runtime.RuntimeUpdateRequest;
 import dev.kandev.recovery.workflows.runtime.RuntimeUpdateResult;
 import dev.kandev.recovery.workflows.runtime.RuntimeUpdateStatus;
+import dev.kandev.recovery.workflows.runtime.RuntimeUpdateWorkflow;
 import java.io.PrintStream;
 import java.time.Duration;
-import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.Spec;
 
 /**
  * Starts (or attaches to) the runtime update of one built-in agent, prints its progress lines as
  * they come and the outcome. Exit code 0 on success, 1 when the job failed, 2 when the request was
- * refused before anything started.
+ * refused before anything started (an invalid id, an agent that is not built in).
  */
 @Command(
     name = "update-runtime",
@@ -27,10 +31,9 @@ import picocli.CommandLine.Spec;
     description = "Update the managed npm runtime of a built-in agent (RuntimeUpdateWorkflow) and show its progress.",
     footer = {"", "Environment: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TEMPORAL_TLS, TEMPORAL_TLS_*,",
         "TEMPORAL_PROFILE, TEMPORAL_CONFIG_FILE, KANDEV_TASK_QUEUE, KANDEV_HOST.",
-        "Exit codes: 0 updated, 1 the update failed, 2 usage, 4 unexpected error, 5 Temporal unreachable."})
-public final class UpdateRuntimeCommand implements Callable<Integer> {
-  @Spec CommandSpec spec;
-
+        "Exit codes: 0 updated, 1 the update failed, 2 usage (e.g. not a built-in agent), 4 unexpected error,",
+        "5 Temporal unreachable, 7 no outcome within --timeout (the update runs on)."})
+public final class UpdateRuntimeCommand extends StarterCommand {
   @Parameters(index = "0", paramLabel = "AGENT", description = "Built-in agent id, e.g. opencode-acp.")
   String agentId;
 
@@ -46,14 +49,50 @@ public final class UpdateRuntimeCommand implements Callable<Integer> {
   Duration timeout;
 
   @Override
-  public Integer call() throws Exception {
-    CliIds.requireValid(spec, "AGENT", agentId);
-    Settings settings = Settings.fromEnvironment();
-    try (TemporalConnection temporal = TemporalConnection.open(settings)) {
-      String who = requestedBy != null ? requestedBy : "cli:" + System.getProperty("user.name", "unknown");
-      RuntimeUpdateRequest request = new RuntimeUpdateRequest(agentId, who, host != null ? host : settings.host());
-      return follow(new RuntimeUpdateClient(temporal.client, settings.taskQueue()), request, timeout, System.out);
+  void checkArguments() {
+    requireValidId("AGENT", agentId);
+    if (BuiltInAgents.KANDEV.find(agentId).isEmpty()) {
+      throw usageError("AGENT '" + agentId + "' is not a built-in agent with a managed runtime: "
+          + String.join(", ", BuiltInAgents.KANDEV.ids()));
     }
+  }
+
+  @Override
+  int run(Settings settings, TemporalConnection temporal) throws Exception {
+    String who = requestedBy != null ? requestedBy : "cli:" + System.getProperty("user.name", "unknown");
+    RuntimeUpdateRequest request = new RuntimeUpdateRequest(agentId, who, host != null ? host : settings.host());
+    RuntimeUpdateClient client = new RuntimeUpdateClient(temporal.client, settings.taskQueue());
+    if (!taskQueues(settings, temporal).polled(settings.taskQueue(), false).orElse(true)) {
+      System.out.println("waiting: no worker polls task queue " + settings.taskQueue() + ", so nothing runs this update"
+          + " until one does: start one (kandev-recovery worker, with KANDEV_TASK_QUEUE=" + settings.taskQueue() + "),"
+          + " or end the update (nothing ran: nothing to undo): temporal workflow terminate --workflow-id "
+          + RuntimeUpdateWorkflow.workflowId(agentId));
+    }
+    // The progress query waits as long as no worker takes it: the deadline holds on this thread.
+    GatedOutput out = new GatedOutput(System.out);
+    CompletableFuture<Integer> followed = CompletableFuture.supplyAsync(() -> {
+      try {
+        return follow(client, request, timeout, out);
+      } catch (TimeoutException e) {
+        return ExitCodes.TIMED_OUT;
+      } catch (Exception e) {
+        throw new CompletionException(e);
+      }
+    });
+    int code;
+    try {
+      code = followed.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+    } catch (TimeoutException e) {
+      code = ExitCodes.TIMED_OUT;
+    } catch (ExecutionException e) {
+      throw e.getCause() instanceof Exception cause ? cause : e;
+    }
+    out.close();
+    if (code == ExitCodes.TIMED_OUT) {
+      System.out.println("outcome: none within " + CliDuration.format(timeout) + " — the update of " + agentId
+          + " runs on: follow it again with kandev-recovery update-runtime " + agentId);
+    }
+    return code;
   }
 
   /** The CLI's behaviour on a given client, so tests can drive it against a test environment. */

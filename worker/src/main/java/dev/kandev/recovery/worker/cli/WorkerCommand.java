@@ -26,7 +26,7 @@ import picocli.CommandLine.Command;
         "KANDEV_NPM_PROBE_TIMEOUT_SECONDS, KANDEV_HTTP_PORT, KANDEV_LOG_LEVEL, KANDEV_LOG_FORMAT, KANDEV_WORKER_VERSIONING,",
         "KANDEV_DEPLOYMENT_NAME, KANDEV_BUILD_ID. Durations are whole seconds.",
         "Exit codes: 0 stopped, 2 bad settings, 4 unexpected error, 5 Temporal unreachable, 6 PostgreSQL unreachable,",
-        "7 schema contracted by a newer release (docs/upgrades.md)."})
+        "8 schema contracted by a newer release (docs/upgrades.md)."})
 public final class WorkerCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {

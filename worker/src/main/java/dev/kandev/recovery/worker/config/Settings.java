@@ -4,8 +4,8 @@ import dev.kandev.recovery.activities.acp.AcpTimeouts;
 import dev.kandev.recovery.activities.acp.PermissionPolicy;
 import dev.kandev.recovery.activities.agent.AgentHostSettings;
 import dev.kandev.recovery.activities.credentials.GitHubAppSettings;
-import dev.kandev.recovery.activities.runtime.NpmSettings;
 import dev.kandev.recovery.activities.store.DatabaseSettings;
+import dev.kandev.recovery.activities.runtime.NpmSettings;
 import dev.kandev.recovery.worker.BuildInfo;
 import dev.kandev.recovery.worker.dev.DevSettings;
 import dev.kandev.recovery.worker.limits.LaunchLimits;
@@ -99,13 +99,8 @@ public record Settings(
         .withSessionNew(env.positiveSeconds("KANDEV_ACP_SESSION_NEW_TIMEOUT_SECONDS", Duration.ofSeconds(120)));
     TemporalClientConfig temporalClient = TemporalClientConfig.load(environment);
     return new Settings(
-        new DatabaseSettings(
-            env.text("KANDEV_DB_URL", "jdbc:postgresql://127.0.0.1:5432/postgres"),
-            env.text("KANDEV_DB_USER", "postgres"),
-            env.verbatim("KANDEV_DB_PASSWORD", ""),
-            env.text("KANDEV_DB_SCHEMA", "kandev_recovery"),
-            env.atLeast("KANDEV_DB_POOL_SIZE", 1, 10)),
-        temporalClient.address(),
+        DatabaseVariables.read(env),
+        temporalAddress(temporalClient),
         temporalClient.namespace(),
         env.text("KANDEV_TASK_QUEUE", RecoveryTaskQueue.DEFAULT),
         host(env),
@@ -163,6 +158,17 @@ public record Settings(
     Path base = env.text("XDG_STATE_HOME").map(Path::of)
         .orElseGet(() -> Path.of(System.getProperty("user.home"), ".local", "state"));
     return base.resolve("kandev-recovery");
+  }
+
+  /** TEMPORAL_ADDRESS (or the profile's address) as a gRPC client takes it: HOST:PORT. */
+  private static String temporalAddress(TemporalClientConfig config) {
+    String address = config.address();
+    int colon = address.lastIndexOf(':');
+    String port = colon < 0 ? "" : address.substring(colon + 1);
+    if (colon <= 0 || !port.matches("\\d{1,5}") || Integer.parseInt(port) < 1 || Integer.parseInt(port) > 65535) {
+      throw new IllegalArgumentException("TEMPORAL_ADDRESS must be HOST:PORT (e.g. 127.0.0.1:7233), got '" + address + "'");
+    }
+    return address;
   }
 
   /** KANDEV_LOG_FORMAT is read by logback.xml (logback-text.xml, logback-json.xml); any other value would log nothing. */

@@ -17,7 +17,8 @@ import java.util.Properties;
  * process that died (SIGKILL, a crash) still counts as alive in {@code worker_presence} until it
  * misses its beats for a minute; its successor on the same host can tell at once that it is gone —
  * its pid is dead, or belongs to a process that started at another instant — and recover its
- * sessions without waiting.
+ * sessions without waiting. A process that stops cleanly removes its entry ({@link #forget}), so its
+ * successor finds no predecessor and has nothing to say.
  */
 public record Predecessor(long pid, long startedAtMillis, String workerInstance, String host) {
   /** The predecessor the state folder records, if any (a file that cannot be read counts as none). */
@@ -53,6 +54,20 @@ public record Predecessor(long pid, long startedAtMillis, String workerInstance,
       Files.move(temporary, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot write " + file, e);
+    }
+  }
+
+  /**
+   * This process stopped cleanly (its agents stopped and recorded, its presence left): its successor
+   * has nothing to take over, so the file no longer names it. A file naming another process is left.
+   */
+  public static void forget(Path file, String workerInstance) {
+    if (read(file).filter(p -> p.workerInstance().equals(workerInstance)).isPresent()) {
+      try {
+        Files.deleteIfExists(file);
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot remove " + file, e);
+      }
     }
   }
 

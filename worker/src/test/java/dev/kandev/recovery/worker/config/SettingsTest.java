@@ -93,6 +93,46 @@ public class SettingsTest {
   }
 
   @Test
+  void kandevsGoFormOfTheDatabaseUrlBecomesJdbcWithItsUserAndPasswordApart() {
+    var db = Settings.fromEnvironment(Map.of("KANDEV_DB_URL", "postgres://kandev:p%40ss@db.internal:5433/kandev?sslmode=disable"))
+        .database();
+    assertThat(db.url()).isEqualTo("jdbc:postgresql://db.internal:5433/kandev?sslmode=disable");
+    assertThat(db.user()).isEqualTo("kandev");
+    assertThat(db.password()).isEqualTo("p@ss");
+
+    var bare = Settings.fromEnvironment(Map.of("KANDEV_DB_URL", "postgresql://127.0.0.1/x", "KANDEV_DB_USER", "u")).database();
+    assertThat(bare.url()).isEqualTo("jdbc:postgresql://127.0.0.1/x");
+    assertThat(bare.user()).isEqualTo("u");
+    assertThat(Settings.fromEnvironment(Map.of("KANDEV_DB_URL", "jdbc:postgresql://h/d")).database().url())
+        .isEqualTo("jdbc:postgresql://h/d");
+  }
+
+  @Test
+  void aDatabaseUrlOfAnotherFormIsRefusedNamingTheAcceptedOnesWithoutThePassword() {
+    assertThatThrownBy(() -> Settings.fromEnvironment(Map.of("KANDEV_DB_URL", "host=127.0.0.1 dbname=x")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("KANDEV_DB_URL must be jdbc:postgresql://HOST[:PORT]/DATABASE or"
+            + " postgres://[USER[:PASSWORD]@]HOST[:PORT]/DATABASE, got 'host=127.0.0.1 dbname=x'");
+    assertThatThrownBy(() -> Settings.fromEnvironment(Map.of("KANDEV_DB_URL", "postgres://u:secret@a,b/x")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("(one host)").hasMessageNotContaining("secret");
+    assertThatThrownBy(() -> Settings.fromEnvironment(Map.of("KANDEV_DB_URL", "postgres://a@h/x", "KANDEV_DB_USER", "b")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("KANDEV_DB_URL and KANDEV_DB_USER disagree: set it in one of them");
+  }
+
+  @Test
+  void theTemporalAddressMustBeHostAndPort() {
+    assertThat(Settings.fromEnvironment(Map.of("TEMPORAL_ADDRESS", "temporal:7233")).temporalAddress())
+        .isEqualTo("temporal:7233");
+    for (String bad : new String[] {"garbage", "host:", ":7233", "host:99999", "host:port"}) {
+      assertThatThrownBy(() -> Settings.fromEnvironment(Map.of("TEMPORAL_ADDRESS", bad)))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessage("TEMPORAL_ADDRESS must be HOST:PORT (e.g. 127.0.0.1:7233), got '" + bad + "'");
+    }
+  }
+
+  @Test
   void theHttpEndpointIsOffUnlessAPortIsSet() {
     assertThat(Settings.fromEnvironment(Map.of()).httpPort()).isEmpty();
     assertThat(Settings.fromEnvironment(Map.of("KANDEV_HTTP_PORT", "9464")).httpPort()).hasValue(9464);

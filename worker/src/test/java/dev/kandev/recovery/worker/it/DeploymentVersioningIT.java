@@ -122,12 +122,12 @@ public class DeploymentVersioningIT {
     // Retire the drained version's worker: it stops as a service manager stops it.
     assertThat(cluster.process("w-v2").terminate(Duration.ofSeconds(60))).as("a JVM ended by SIGTERM").isEqualTo(143);
 
-    // A later release contracted the schema beyond this one: its worker refuses in one line, exit code 7.
+    // A later release contracted the schema beyond this one: its worker refuses in one line, exit code 8.
     cluster.fixtures.exec("UPDATE schema_compatibility SET oldest_compatible_version = 99");
     Map<String, String> env = new HashMap<>(cluster.environment("w-refused"));
     env.put("TEMPORAL_ADDRESS", cluster.temporalAddress());
     KandevProcess.Result refused = KandevProcess.run(env, cluster.logDir(), WITHIN, "worker");
-    assertThat(refused.exitCode()).as(refused.output()).isEqualTo(7);
+    assertThat(refused.exitCode()).as(refused.output()).isEqualTo(8);
     assertThat(refused.output()).doesNotContain("\tat ", "Exception");
     assertThat(refused.output().lines().filter(line -> line.startsWith("kandev-recovery worker: "))).singleElement()
         .isEqualTo("kandev-recovery worker: schema " + cluster.schema() + " is at migration 11 and needs a worker that"

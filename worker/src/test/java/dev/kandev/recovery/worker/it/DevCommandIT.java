@@ -28,7 +28,7 @@ public class DevCommandIT {
   @RegisterExtension final RecoveryCluster cluster = new RecoveryCluster();
 
   @Test
-  void devPrintsTheWebUiOfTheRealServerItStartsAndStopsItOnExit() throws Exception {
+  void devPrintsTheWebUiOfTheRealServerItStartsAndStopsItOnExitCleanlyForTheNextDev() throws Exception {
     // dev polls unversioned even where the environment turns versioning on for workers (docs/upgrades.md).
     KandevProcess dev = cluster.dev("dev-a", Map.of("KANDEV_WORKER_VERSIONING", "true"));
 
@@ -44,6 +44,11 @@ public class DevCommandIT {
     assertThat(dev.terminate(Duration.ofMinutes(1))).as("a JVM ended by SIGTERM").isEqualTo(143);
     assertThat(dev.output()).contains("Stopping...");
     assertThat(serversOn(cluster.stateDir())).as("the dev server stopped with dev").isZero();
+    assertThat(cluster.stateDir().resolve("dev.pid")).as("a clean stop leaves no predecessor").doesNotExist();
+
+    KandevProcess next = cluster.dev("dev-b");
+    assertThat(next.output()).as("after a clean stop there is nothing to take over")
+        .doesNotContain("Predecessor", "is gone");
   }
 
   @Test
