@@ -51,6 +51,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -79,6 +81,12 @@ public final class Components implements AutoCloseable {
   private final UnownedAgentReaper reaper;
   private final GitCredentialEnvironment credentialEnvironment;
   private final LaunchSlots launchSlots;
+  /** Launches run here while their activities heartbeat; the launch slots bound how many at once. */
+  private final ExecutorService launchThreads = Executors.newCachedThreadPool(launch -> {
+    Thread thread = new Thread(launch, "agent-launch");
+    thread.setDaemon(true);
+    return thread;
+  });
   private final AtomicBoolean closed = new AtomicBoolean();
 
   /** The production parts: Kandev's built-in agents and the profiles KANDEV_AGENTS_FILE adds, counted in {@code metrics}. */
@@ -125,7 +133,8 @@ public final class Components implements AutoCloseable {
     return new WorkerRegistrations(settings.host(), this::registerWorkflows, activities(), launchSlots);
   }
 
-  private void registerWorkflows(Worker worker) {
+  /** Versioned workers register the implementations that declare a versioning behaviour (ADR 0002). */
+  private void registerWorkflows(Worker worker, boolean versioned) {
     // An input a starter sent that does not deserialize fails the workflow instead of failing its
     // workflow task again and again: RecoveryDataConverter makes it INVALID_REQUEST (an
     // ApplicationFailure fails the workflow as it is); this covers any other payload.
@@ -135,9 +144,15 @@ public final class Components implements AutoCloseable {
         .setActivityOptions(LaunchHeartbeat.withTimeout(settings.launchHeartbeatTimeout()))
         .build();
     worker.registerWorkflowImplementationFactory(
-        ResumeSessionWorkflow.class, () -> new ResumeSessionWorkflowImpl(settings.hostWait()), resumeOptions);
+        ResumeSessionWorkflow.class,
+        () -> versioned ? new ResumeSessionWorkflowImpl.Pinned(settings.hostWait()) : new ResumeSessionWorkflowImpl(settings.hostWait()),
+        resumeOptions);
     worker.registerWorkflowImplementationFactory(
-        RuntimeUpdateWorkflow.class, () -> new RuntimeUpdateWorkflowImpl(builtInAgents, settings.hostWait()), failOnMalformedInput);
+        RuntimeUpdateWorkflow.class,
+        () -> versioned
+            ? new RuntimeUpdateWorkflowImpl.AutoUpgrade(builtInAgents, settings.hostWait())
+            : new RuntimeUpdateWorkflowImpl(builtInAgents, settings.hostWait()),
+        failOnMalformedInput);
   }
 
   private List<Object> activities() {
@@ -147,7 +162,7 @@ public final class Components implements AutoCloseable {
             agentProfiles.ids()::contains, agentHost::isRunning, settings.workerInstance(), settings.host(), locks,
             settings.resumeLockTtl()),
         new CredentialActivitiesImpl(broker),
-        new AgentActivitiesImpl(agentHost, transactions, sessions, executors, broker, credentialEnvironment),
+        new AgentActivitiesImpl(agentHost, transactions, sessions, executors, broker, credentialEnvironment, launchThreads),
         new RuntimeUpdateActivitiesImpl(builtInAgents, settings.npm(), new CommandRunner(), npmLaunch,
             new StdioAcpProbe(Json.mapper()), transactions, runtimeJobs));
   }
@@ -206,6 +221,7 @@ public final class Components implements AutoCloseable {
       return;
     }
     agentHost.close();
+    launchThreads.shutdown();
     redemption.close();
   }
 }

@@ -70,7 +70,7 @@ public final class TemporalWorkers implements AutoCloseable {
     Object[] activities = registrations.activities().toArray();
     WorkerOptions options = versioned(options(), versioning);
     Worker shared = newWorker.apply(queue, options);
-    registrations.workflows().accept(shared);
+    registrations.workflows().accept(shared, versioning != null && versioning.enabled());
     shared.registerActivitiesImplementations(activities);
     newWorker.apply(RecoveryTaskQueue.ofHost(queue, registrations.host()), options)
         .registerActivitiesImplementations(activities);
@@ -81,7 +81,7 @@ public final class TemporalWorkers implements AutoCloseable {
 
   /**
    * {@code options} with the deployment version when versioning is on. No default behaviour: each
-   * workflow implementation declares its own ({@code @WorkflowVersioningBehavior}, ADR 0002).
+   * versioned workflow implementation declares its own ({@code @WorkflowVersioningBehavior}, ADR 0002).
    */
   static WorkerOptions versioned(WorkerOptions options, WorkerVersioning versioning) {
     if (versioning == null || !versioning.enabled()) {

@@ -28,11 +28,17 @@ class ContractVersionTest {
   }
 
   @Test
-  void resumesArePinnedAndRuntimeUpdatesAutoUpgrade() throws NoSuchMethodException {
-    assertThat(ResumeSessionWorkflowImpl.class.getMethod("resume", ResumeRequest.class)
+  void versionedWorkersPinResumesAndAutoUpgradeRuntimeUpdatesUnversionedOnesDeclareNoBehaviour()
+      throws NoSuchMethodException {
+    assertThat(ResumeSessionWorkflowImpl.Pinned.class.getMethod("resume", ResumeRequest.class)
         .getAnnotation(WorkflowVersioningBehavior.class).value()).isEqualTo(VersioningBehavior.PINNED);
-    assertThat(RuntimeUpdateWorkflowImpl.class.getMethod("update", RuntimeUpdateRequest.class)
+    assertThat(RuntimeUpdateWorkflowImpl.AutoUpgrade.class.getMethod("update", RuntimeUpdateRequest.class)
         .getAnnotation(WorkflowVersioningBehavior.class).value()).isEqualTo(VersioningBehavior.AUTO_UPGRADE);
+    // a real server refuses a workflow task that declares a behaviour from a worker that is not versioned
+    assertThat(ResumeSessionWorkflowImpl.class.getMethod("resume", ResumeRequest.class)
+        .getAnnotation(WorkflowVersioningBehavior.class)).isNull();
+    assertThat(RuntimeUpdateWorkflowImpl.class.getMethod("update", RuntimeUpdateRequest.class)
+        .getAnnotation(WorkflowVersioningBehavior.class)).isNull();
   }
 
   private static String version(String file, String pattern) throws IOException {

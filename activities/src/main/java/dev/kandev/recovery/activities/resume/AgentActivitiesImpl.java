@@ -29,6 +29,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -52,6 +53,8 @@ public final class AgentActivitiesImpl implements AgentActivities {
   private final ExecutorsRunningStore executors;
   private final CredentialBroker broker;
   private final GitCredentialEnvironment credentialEnvironment;
+  /** Where launches run while their activity heartbeats: threads of their own, never the common pool. */
+  private final Executor launches;
 
   public AgentActivitiesImpl(
       AgentHost host,
@@ -59,13 +62,15 @@ public final class AgentActivitiesImpl implements AgentActivities {
       SessionStore sessions,
       ExecutorsRunningStore executors,
       CredentialBroker broker,
-      GitCredentialEnvironment credentialEnvironment) {
+      GitCredentialEnvironment credentialEnvironment,
+      Executor launches) {
     this.host = host;
     this.transactions = transactions;
     this.sessions = sessions;
     this.executors = executors;
     this.broker = broker;
     this.credentialEnvironment = credentialEnvironment;
+    this.launches = launches;
   }
 
   @Override
@@ -92,7 +97,7 @@ public final class AgentActivitiesImpl implements AgentActivities {
       } finally {
         MDC.clear();
       }
-    }));
+    }), launches);
     ActivityExecutionContext activity = Activity.getExecutionContext();
     try {
       LaunchResult result = awaitHeartbeating(launch, activity);

@@ -39,6 +39,9 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -67,6 +70,8 @@ class LaunchAgentActivityTest {
   private AgentActivities activities;
   /** Counts the heartbeats the activity sends while its agent is in the handshake. */
   private final CountDownLatch heartbeatsDuringHandshake = new CountDownLatch(2);
+  private final ExecutorService launchThreads = Executors.newCachedThreadPool();
+  private final ExecutorService callers = Executors.newCachedThreadPool();
 
   @BeforeEach
   void setUp() throws Exception {
@@ -87,7 +92,8 @@ class LaunchAgentActivityTest {
         new CredentialBroker(db.transactions(), new CredentialPolicyResolver(Json.mapper()),
             List.of(new GitHubAppCredentialResolver(Optional.empty(), Json.mapper(), Clock.systemUTC())), Json.mapper(),
             Clock.systemUTC()),
-        new GitCredentialEnvironment(URI.create("http://127.0.0.1:1/"), dir.resolve("git-credential-helper"))));
+        new GitCredentialEnvironment(URI.create("http://127.0.0.1:1/"), dir.resolve("git-credential-helper")),
+        launchThreads));
     temporal.setActivityHeartbeatListener(Object.class, details -> {
       if (db.tx(h -> executors.find(h, SESSION)).map(e -> e.status().equals("starting")).orElse(false)) {
         heartbeatsDuringHandshake.countDown();
@@ -104,10 +110,12 @@ class LaunchAgentActivityTest {
   void tearDown() {
     temporal.close();
     host.close();
+    launchThreads.shutdownNow();
+    callers.shutdownNow();
   }
 
   private CompletableFuture<LaunchOutcome> launch(Fence fence) {
-    return CompletableFuture.supplyAsync(() -> activities.launchAgent(SESSION, List.of(), fence));
+    return CompletableFuture.supplyAsync(() -> activities.launchAgent(SESSION, List.of(), fence), callers);
   }
 
   private ExecutorRecord execution() {
@@ -151,5 +159,32 @@ class LaunchAgentActivityTest {
     assertThat(host.isRunning(SESSION)).isFalse();
     assertThat(execution().status()).isEqualTo("failed");
     assertThat(execution().pid()).isNull();
+  }
+
+  /** Launches run on the threads they are given: a common pool busy with anything else does not hold them up. */
+  @Test
+  void aLaunchDoesNotWaitForTheCommonPool() throws Exception {
+    Files.writeString(modeFile, "normal");
+    CountDownLatch release = new CountDownLatch(1);
+    int parallelism = ForkJoinPool.getCommonPoolParallelism();
+    CountDownLatch busy = new CountDownLatch(parallelism);
+    for (int i = 0; i < parallelism; i++) {
+      ForkJoinPool.commonPool().execute(() -> {
+        busy.countDown();
+        try {
+          release.await();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      });
+    }
+    try {
+      assertThat(busy.await(10, TimeUnit.SECONDS)).as("every common pool thread busy").isTrue();
+      LaunchOutcome outcome = launch(Fence.of(1)).get(30, TimeUnit.SECONDS);
+      assertThat(outcome.providerSessionId()).startsWith("sess_");
+      assertThat(host.isRunning(SESSION)).isTrue();
+    } finally {
+      release.countDown();
+    }
   }
 }

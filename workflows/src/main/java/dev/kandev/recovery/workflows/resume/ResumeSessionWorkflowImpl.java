@@ -84,9 +84,7 @@ public class ResumeSessionWorkflowImpl implements ResumeSessionWorkflow {
     this.hostWait = HostWait.validated(hostWait);
   }
 
-  /** Pinned: a resume completes on the version it started on (docs/decisions/0002). */
   @Override
-  @WorkflowVersioningBehavior(VersioningBehavior.PINNED)
   public ResumeResult resume(ResumeRequest request) {
     this.startedAtMillis = Workflow.currentTimeMillis();
     if (request == null) {
@@ -343,5 +341,22 @@ public class ResumeSessionWorkflowImpl implements ResumeSessionWorkflow {
 
   private void note(String line) {
     lines.add(line);
+  }
+
+  /**
+   * The resume as versioned workers run it: pinned, a resume completes on the version it started on
+   * (docs/decisions/0002). Only for them: the server refuses a versioning behaviour from an
+   * unversioned worker's workflow task.
+   */
+  public static final class Pinned extends ResumeSessionWorkflowImpl {
+    public Pinned(Duration hostWait) {
+      super(hostWait);
+    }
+
+    @Override
+    @WorkflowVersioningBehavior(VersioningBehavior.PINNED)
+    public ResumeResult resume(ResumeRequest request) {
+      return super.resume(request);
+    }
   }
 }

@@ -25,7 +25,7 @@ import org.slf4j.Logger;
  * maximumAttempts = 1}, the one repair and the one retry are separate activities in history, and
  * any failure after the first update failure is terminal.
  */
-public final class RuntimeUpdateWorkflowImpl implements RuntimeUpdateWorkflow {
+public class RuntimeUpdateWorkflowImpl implements RuntimeUpdateWorkflow {
   static final int MAX_PROGRESS_LINES = 200;
   static final int MAX_ERROR_CHARS = 2000;
   private static final int TAIL_LINES_IN_PROGRESS = 20;
@@ -55,9 +55,7 @@ public final class RuntimeUpdateWorkflowImpl implements RuntimeUpdateWorkflow {
   private final RuntimeUpdateActivities store =
       Workflow.newActivityStub(RuntimeUpdateActivities.class, RuntimeUpdateActivityOptions.STORE);
 
-  /** Auto-upgrade: a job moves to the current version; its changes stay behind getVersion (docs/decisions/0002). */
   @Override
-  @WorkflowVersioningBehavior(VersioningBehavior.AUTO_UPGRADE)
   public RuntimeUpdateResult update(RuntimeUpdateRequest request) {
     jobId = Workflow.getInfo().getRunId();
     if (request == null) {
@@ -276,5 +274,22 @@ public final class RuntimeUpdateWorkflowImpl implements RuntimeUpdateWorkflow {
 
   private static String bound(String text) {
     return text.length() <= MAX_ERROR_CHARS ? text : text.substring(0, MAX_ERROR_CHARS - 1) + "…";
+  }
+
+  /**
+   * The runtime update as versioned workers run it: auto-upgrade, a job moves to the current
+   * version, so its changes stay behind getVersion (docs/decisions/0002). Only for them: the server
+   * refuses a versioning behaviour from an unversioned worker's workflow task.
+   */
+  public static final class AutoUpgrade extends RuntimeUpdateWorkflowImpl {
+    public AutoUpgrade(BuiltInAgents catalogue, Duration hostWait) {
+      super(catalogue, hostWait);
+    }
+
+    @Override
+    @WorkflowVersioningBehavior(VersioningBehavior.AUTO_UPGRADE)
+    public RuntimeUpdateResult update(RuntimeUpdateRequest request) {
+      return super.update(request);
+    }
   }
 }
