@@ -42,14 +42,16 @@ public final class WorkerProcess {
   public static void serve(Settings settings, Database database, WorkflowClient client, StopSignal stop, String command,
       Observability observability) throws InterruptedException {
     RecoveryMetrics metrics = observability.metrics();
+    observability.bindStore(database);
     Components components = Components.of(settings, database, metrics);
     try {
-      components.beat();
+      metrics.beat(components::beat);
       takeOverFromPredecessor(settings, components, command);
       ResumeClient resumes = new ResumeClient(client, settings.taskQueue());
       // Closed in reverse: the HTTP endpoint, the worker, the reaper, the parts (stopping and
       // recording the agents), and only then the presence beat.
-      try (Periodic beating = Periodic.every(WorkerPresenceStore.BEAT_EVERY, "worker-presence", components::beat);
+      try (Periodic beating = Periodic.every(WorkerPresenceStore.BEAT_EVERY, "worker-presence",
+          () -> metrics.beat(components::beat));
           components;
           Periodic reaping = Periodic.every(settings.agentReapInterval(), "unowned-agent-reaper",
               () -> metrics.agentsReaped(components.reapUnownedAgents()));
