@@ -11,6 +11,8 @@ import dev.kandev.recovery.worker.recovery.Periodic;
 import dev.kandev.recovery.worker.recovery.Predecessor;
 import dev.kandev.recovery.worker.recovery.RestartRecovery;
 import dev.kandev.recovery.worker.recovery.StaleStartingRecovery;
+import dev.kandev.recovery.worker.retention.RetentionSchedule;
+import dev.kandev.recovery.workflows.retention.RetentionPolicy;
 import dev.kandev.recovery.workflows.RecoveryTaskQueue;
 import dev.kandev.recovery.workflows.client.ResumeClient;
 import io.temporal.client.WorkflowClient;
@@ -63,6 +65,7 @@ public final class WorkerProcess {
             RecoveryTaskQueue.ofHost(settings.taskQueue(), settings.host()),
             RecoveryTaskQueue.launchesOf(settings.taskQueue(), settings.host()),
             settings.launchLimits().maxLaunches(), settings.launchLimits().maxAgents());
+        scheduleRetention(settings, client);
         StaleStartingRecovery stale = components.staleStartingRecovery(resumes);
         List<String> restored = metrics.staleStartingRestored(stale.restoreStaleSessions());
         System.out.printf("Stale        %d session(s) left STARTING by an ended resume, restored: %s%n", restored.size(), restored);
@@ -82,6 +85,20 @@ public final class WorkerProcess {
     } finally {
       components.close(); // already closed unless the start failed before the parts were in use
       leave(components, settings.workerInstance());
+    }
+  }
+
+  /** A server that cannot keep the schedule (the in-memory fallback of dev) costs retention, not the worker. */
+  private static void scheduleRetention(Settings settings, WorkflowClient client) {
+    try {
+      RetentionSchedule.ensure(client, settings.taskQueue(), settings.retention());
+      RetentionPolicy p = settings.retention().policy();
+      System.out.printf("Retention    schedule %s every %d s: session_events %d d, session_messages %d d,"
+          + " executors_running %d d, runtime_update_jobs %d d%n", RetentionSchedule.id(settings.taskQueue()),
+          settings.retention().every().toSeconds(), p.sessionEventsDays(), p.sessionMessagesDays(),
+          p.executorsRunningDays(), p.runtimeUpdateJobsDays());
+    } catch (RuntimeException e) {
+      System.out.println("Retention    no schedule (nothing is pruned): " + e.getMessage());
     }
   }
 
