@@ -14,12 +14,15 @@ import dev.kandev.recovery.workflows.retention.RetentionPolicy;
 import dev.kandev.recovery.workflows.retention.RetentionResult;
 import dev.kandev.recovery.workflows.retention.RetentionWorkflowImpl;
 import io.temporal.client.schedules.ScheduleActionExecutionStartWorkflow;
+import io.temporal.client.schedules.ScheduleActionResult;
 import io.temporal.client.schedules.ScheduleActionStartWorkflow;
 import io.temporal.client.schedules.ScheduleDescription;
 import io.temporal.client.schedules.ScheduleHandle;
 import io.temporal.worker.WorkerFactory;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -57,11 +60,11 @@ class RetentionScheduleTest {
 
         schedule.unpause();
         schedule.trigger();
-        ScheduleActionExecutionStartWorkflow run = Await.until(() -> schedule.describe().getInfo().getRecentActions(),
-            actions -> !actions.isEmpty(), Duration.ofSeconds(30), "the triggered run").get(0).getAction() instanceof
-            ScheduleActionExecutionStartWorkflow started ? started : null;
+        List<ScheduleActionResult> actions = Await.until(() -> schedule.describe().getInfo().getRecentActions(),
+            started -> !started.isEmpty(), Duration.ofSeconds(30), "the triggered run");
+        var run = (ScheduleActionExecutionStartWorkflow) actions.get(0).getAction();
         RetentionResult result = temporal.client.newUntypedWorkflowStub(run.getWorkflowId())
-            .getResult(30, java.util.concurrent.TimeUnit.SECONDS, RetentionResult.class);
+            .getResult(30, TimeUnit.SECONDS, RetentionResult.class);
 
         assertThat(result.deleted().values().stream().mapToLong(Long::longValue).sum()).isEqualTo(RetentionWorld.DELETABLE);
         assertThat(result.more()).isFalse();
