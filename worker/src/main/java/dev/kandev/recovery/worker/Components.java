@@ -15,6 +15,8 @@ import dev.kandev.recovery.activities.resume.AgentActivitiesImpl;
 import dev.kandev.recovery.activities.resume.CredentialActivitiesImpl;
 import dev.kandev.recovery.activities.resume.ResumeLockActivitiesImpl;
 import dev.kandev.recovery.activities.resume.SessionActivitiesImpl;
+import dev.kandev.recovery.activities.retention.RetentionActivitiesImpl;
+import dev.kandev.recovery.activities.retention.RetentionStore;
 import dev.kandev.recovery.activities.runtime.CommandRunner;
 import dev.kandev.recovery.activities.runtime.NpmLaunch;
 import dev.kandev.recovery.activities.runtime.RuntimeUpdateActivitiesImpl;
@@ -38,6 +40,7 @@ import dev.kandev.recovery.workflows.client.ResumeClient;
 import dev.kandev.recovery.workflows.resume.LaunchHeartbeat;
 import dev.kandev.recovery.workflows.resume.ResumeSessionWorkflow;
 import dev.kandev.recovery.workflows.resume.ResumeSessionWorkflowImpl;
+import dev.kandev.recovery.workflows.retention.RetentionWorkflowImpl;
 import dev.kandev.recovery.workflows.runtime.BuiltInAgents;
 import dev.kandev.recovery.workflows.runtime.RuntimeUpdateWorkflow;
 import dev.kandev.recovery.workflows.runtime.RuntimeUpdateWorkflowImpl;
@@ -153,6 +156,8 @@ public final class Components implements AutoCloseable {
             ? new RuntimeUpdateWorkflowImpl.AutoUpgrade(builtInAgents, settings.hostWait())
             : new RuntimeUpdateWorkflowImpl(builtInAgents, settings.hostWait()),
         failOnMalformedInput);
+    worker.registerWorkflowImplementationTypes(failOnMalformedInput,
+        versioned ? RetentionWorkflowImpl.AutoUpgrade.class : RetentionWorkflowImpl.class);
   }
 
   private List<Object> activities() {
@@ -164,7 +169,8 @@ public final class Components implements AutoCloseable {
         new CredentialActivitiesImpl(broker),
         new AgentActivitiesImpl(agentHost, transactions, sessions, executors, broker, credentialEnvironment, launchThreads),
         new RuntimeUpdateActivitiesImpl(builtInAgents, settings.npm(), new CommandRunner(), npmLaunch,
-            new StdioAcpProbe(Json.mapper()), transactions, runtimeJobs));
+            new StdioAcpProbe(Json.mapper()), transactions, runtimeJobs),
+        new RetentionActivitiesImpl(transactions, new RetentionStore()));
   }
 
   /** Restores the sessions an ended resume left STARTING, resuming through {@code resumes}. */

@@ -12,6 +12,8 @@ import dev.kandev.recovery.worker.recovery.Periodic;
 import dev.kandev.recovery.worker.recovery.Predecessor;
 import dev.kandev.recovery.worker.recovery.RestartRecovery;
 import dev.kandev.recovery.worker.recovery.StaleStartingRecovery;
+import dev.kandev.recovery.worker.retention.RetentionSchedule;
+import dev.kandev.recovery.workflows.retention.RetentionPolicy;
 import dev.kandev.recovery.workflows.RecoveryTaskQueue;
 import dev.kandev.recovery.workflows.client.ResumeClient;
 import io.temporal.client.WorkflowClient;
@@ -43,14 +45,16 @@ public final class WorkerProcess {
   public static void serve(Settings settings, Database database, WorkflowClient client, StopSignal stop, String command,
       Observability observability) throws InterruptedException {
     RecoveryMetrics metrics = observability.metrics();
+    observability.bindStore(database);
     Components components = Components.of(settings, database, metrics);
     try {
-      components.beat();
+      metrics.beat(components::beat);
       takeOverFromPredecessor(settings, components, command);
       ResumeClient resumes = new ResumeClient(client, settings.taskQueue());
       // Closed in reverse: the HTTP endpoint, the worker, the reaper, the parts (stopping and
       // recording the agents), and only then the presence beat.
-      try (Periodic beating = Periodic.every(WorkerPresenceStore.BEAT_EVERY, "worker-presence", components::beat);
+      try (Periodic beating = Periodic.every(WorkerPresenceStore.BEAT_EVERY, "worker-presence",
+          () -> metrics.beat(components::beat));
           components;
           Periodic reaping = Periodic.every(settings.agentReapInterval(), "unowned-agent-reaper",
               () -> metrics.agentsReaped(components.reapUnownedAgents()));
@@ -63,6 +67,7 @@ public final class WorkerProcess {
             RecoveryTaskQueue.ofHost(settings.taskQueue(), settings.host()),
             RecoveryTaskQueue.launchesOf(settings.taskQueue(), settings.host()),
             settings.launchLimits().maxLaunches(), settings.launchLimits().maxAgents());
+        scheduleRetention(settings, client);
         StaleStartingRecovery stale = components.staleStartingRecovery(resumes);
         List<String> restored = metrics.staleStartingRestored(stale.restoreStaleSessions());
         System.out.printf("Stale        %d session(s) left STARTING by an ended resume, restored: %s%n", restored.size(), restored);
@@ -93,6 +98,20 @@ public final class WorkerProcess {
     observability.buildInfo(BuildInfo.version(), versioning.enabled() ? versioning.deploymentName() : "", versioning.buildId());
     System.out.printf("Version      kandev-recovery %s; versioning %s%n", BuildInfo.version(), versioning.describe());
     return versioning;
+  }
+
+  /** A server that cannot keep the schedule (the in-memory fallback of dev) costs retention, not the worker. */
+  private static void scheduleRetention(Settings settings, WorkflowClient client) {
+    try {
+      RetentionSchedule.ensure(client, settings.taskQueue(), settings.retention());
+      RetentionPolicy p = settings.retention().policy();
+      System.out.printf("Retention    schedule %s every %d s: session_events %d d, session_messages %d d,"
+          + " executors_running %d d, runtime_update_jobs %d d%n", RetentionSchedule.id(settings.taskQueue()),
+          settings.retention().every().toSeconds(), p.sessionEventsDays(), p.sessionMessagesDays(),
+          p.executorsRunningDays(), p.runtimeUpdateJobsDays());
+    } catch (RuntimeException e) {
+      System.out.println("Retention    no schedule (nothing is pruned): " + e.getMessage());
+    }
   }
 
   /** The HTTP endpoint of KANDEV_HTTP_PORT; null if it is not set. */

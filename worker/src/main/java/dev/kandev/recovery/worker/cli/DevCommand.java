@@ -8,6 +8,7 @@ import dev.kandev.recovery.worker.dev.DevServerException;
 import dev.kandev.recovery.worker.dev.DevSettings;
 import dev.kandev.recovery.worker.dev.DevTemporalServer;
 import dev.kandev.recovery.worker.dev.TemporalCli;
+import dev.kandev.recovery.worker.observability.Observability;
 import dev.kandev.recovery.worker.recovery.Predecessor;
 import dev.kandev.recovery.worker.temporal.SearchAttributeRegistrar;
 import dev.kandev.recovery.worker.temporal.TemporalConnection;
@@ -50,13 +51,15 @@ public final class DevCommand implements Callable<Integer> {
     try (StopSignal stop = StopSignal.install();
         Temporal temporal = temporal(settings, dev);
         Database database = Database.open(settings.database()).migrate();
-        TemporalConnection connection = TemporalConnection.open(temporal.address, settings.temporalNamespace(), settings.workerInstance())) {
+        Observability observability = Observability.create();
+        TemporalConnection connection = TemporalConnection.open(temporal.address, settings.temporalNamespace(),
+            settings.workerInstance(), observability.sdkScope())) {
       System.out.printf("PostgreSQL   %s (schema %s) migrated%n", settings.database().url(), database.schema());
       SearchAttributeRegistrar.register(connection.service, settings.temporalNamespace());
       System.out.printf("Temporal     %s (%s, namespace %s)%n", temporal.address, temporal.description, settings.temporalNamespace());
       temporal.webUi.ifPresent(ui -> System.out.printf("Web UI       %s%n", ui));
       System.out.printf("Worker       task queue %s, instance %s%n", settings.taskQueue(), settings.workerInstance());
-      WorkerProcess.serve(settings, database, connection.client, stop, "dev");
+      WorkerProcess.serve(settings, database, connection.client, stop, "dev", observability);
     } catch (DevServerException e) {
       System.err.println("dev: " + e.getMessage());
       return 1;

@@ -24,7 +24,8 @@ import picocli.CommandLine.Command;
         "KANDEV_GITHUB_APP_PRIVATE_KEY(_FILE), KANDEV_GITHUB_API_BASE, KANDEV_GITHUB_API_TIMEOUT_SECONDS,",
         "KANDEV_NPM, KANDEV_NPX, KANDEV_NPM_CACHE, KANDEV_NPM_REGISTRY, KANDEV_NPM_UPDATE_TIMEOUT_SECONDS,",
         "KANDEV_NPM_PROBE_TIMEOUT_SECONDS, KANDEV_HTTP_PORT, KANDEV_LOG_LEVEL, KANDEV_LOG_FORMAT, KANDEV_WORKER_VERSIONING,",
-        "KANDEV_DEPLOYMENT_NAME, KANDEV_BUILD_ID. Durations are whole seconds.",
+        "KANDEV_DEPLOYMENT_NAME, KANDEV_BUILD_ID, KANDEV_RETENTION_*_DAYS, KANDEV_RETENTION_INTERVAL_SECONDS,",
+        "KANDEV_RETENTION_BATCH_SIZE. Durations are whole seconds.",
         "Exit codes: 0 stopped, 2 bad settings, 4 unexpected error, 5 Temporal unreachable, 6 PostgreSQL unreachable,",
         "8 schema contracted by a newer release (docs/upgrades.md)."})
 public final class WorkerCommand implements Callable<Integer> {

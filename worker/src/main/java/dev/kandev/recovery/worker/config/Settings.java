@@ -9,10 +9,12 @@ import dev.kandev.recovery.activities.runtime.NpmSettings;
 import dev.kandev.recovery.worker.BuildInfo;
 import dev.kandev.recovery.worker.dev.DevSettings;
 import dev.kandev.recovery.worker.limits.LaunchLimits;
+import dev.kandev.recovery.worker.retention.RetentionSettings;
 import dev.kandev.recovery.workflows.HostWait;
 import dev.kandev.recovery.workflows.RecoveryIds;
 import dev.kandev.recovery.workflows.RecoveryTaskQueue;
 import dev.kandev.recovery.workflows.resume.LaunchHeartbeat;
+import dev.kandev.recovery.workflows.retention.RetentionPolicy;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
@@ -80,7 +82,8 @@ public record Settings(
     Duration hostWait,
     Map<String, String> agentEnvironment,
     DevSettings dev,
-    WorkerVersioning versioning) {
+    WorkerVersioning versioning,
+    RetentionSettings retention) {
 
   private static final Logger log = LoggerFactory.getLogger(Settings.class);
 
@@ -127,7 +130,19 @@ public record Settings(
             env.verbatim("PATH", null)),
         new WorkerVersioning(env.bool("KANDEV_WORKER_VERSIONING", false),
             env.text("KANDEV_DEPLOYMENT_NAME", WorkerVersioning.DEFAULT_DEPLOYMENT_NAME),
-            env.text("KANDEV_BUILD_ID", BuildInfo.version())));
+            env.text("KANDEV_BUILD_ID", BuildInfo.version())),
+        retention(env));
+  }
+
+  private static RetentionSettings retention(EnvironmentVariables env) {
+    RetentionPolicy defaults = RetentionPolicy.DEFAULT;
+    return new RetentionSettings(new RetentionPolicy(
+        env.atLeast("KANDEV_RETENTION_SESSION_EVENTS_DAYS", 1, defaults.sessionEventsDays()),
+        env.atLeast("KANDEV_RETENTION_SESSION_MESSAGES_DAYS", 1, defaults.sessionMessagesDays()),
+        env.atLeast("KANDEV_RETENTION_EXECUTORS_RUNNING_DAYS", 1, defaults.executorsRunningDays()),
+        env.atLeast("KANDEV_RETENTION_RUNTIME_UPDATE_JOBS_DAYS", 1, defaults.runtimeUpdateJobsDays()),
+        env.atLeast("KANDEV_RETENTION_BATCH_SIZE", 1, defaults.batchSize())),
+        env.positiveSeconds("KANDEV_RETENTION_INTERVAL_SECONDS", RetentionSettings.DEFAULT_EVERY));
   }
 
   /** The worker's own environment: the one place the process reads it. */

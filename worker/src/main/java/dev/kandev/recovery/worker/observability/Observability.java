@@ -3,6 +3,15 @@ package dev.kandev.recovery.worker.observability;
 import com.uber.m3.tally.RootScopeBuilder;
 import com.uber.m3.tally.Scope;
 import com.uber.m3.tally.ScopeCloseException;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.kandev.recovery.activities.store.Database;
+import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.FileDescriptorMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.prometheus.metrics.core.metrics.Info;
@@ -12,7 +21,9 @@ import io.temporal.common.reporter.MicrometerClientStatsReporter;
  * The worker's meters in one Prometheus registry: the SDK's (its tally scope reports into the
  * registry through {@link MicrometerClientStatsReporter}, as the Temporal Java docs show; it also
  * carries what our workflows and activities count through {@code Workflow.getMetricsScope()} and
- * the activity context's scope) and ours ({@link RecoveryMetrics}).
+ * the activity context's scope), ours ({@link RecoveryMetrics}), Micrometer's standard JVM and process
+ * binders ({@code jvm_*}, {@code process_*}, {@code system_*}) and the connection pool's ({@code
+ * hikaricp_*}, once {@link #bindPool} is called). {@code dev} and {@code worker} serve the same set.
  */
 public final class Observability implements AutoCloseable {
   /** How often the SDK's scope reports into the registry: a scrape sees a count this much later at most. */
@@ -21,11 +32,20 @@ public final class Observability implements AutoCloseable {
   private final PrometheusMeterRegistry registry;
   private final Scope sdkScope;
   private final RecoveryMetrics metrics;
+  private final JvmGcMetrics gc;
 
   private Observability(PrometheusMeterRegistry registry, Scope sdkScope) {
     this.registry = registry;
     this.sdkScope = sdkScope;
     this.metrics = new RecoveryMetrics(registry);
+    new JvmMemoryMetrics().bindTo(registry);
+    this.gc = new JvmGcMetrics();
+    gc.bindTo(registry);
+    new JvmThreadMetrics().bindTo(registry);
+    new ClassLoaderMetrics().bindTo(registry);
+    new ProcessorMetrics().bindTo(registry);
+    new FileDescriptorMetrics().bindTo(registry);
+    new UptimeMetrics().bindTo(registry);
   }
 
   public static Observability create() {
@@ -39,6 +59,17 @@ public final class Observability implements AutoCloseable {
   /** For {@code WorkflowServiceStubsOptions.setMetricsScope}: the client's, the worker's and our workflows' meters. */
   public Scope sdkScope() {
     return sdkScope;
+  }
+
+  /**
+   * The store's meters: its pool's ({@code hikaricp_connections_active}, {@code _pending}, {@code
+   * _timeout_total}, …; HikariCP takes the registry once the pool runs) and {@link StoreGauges}.
+   */
+  public void bindStore(Database database) {
+    if (database.dataSource() instanceof HikariDataSource hikari && hikari.getMetricRegistry() == null) {
+      hikari.setMetricRegistry(registry);
+      StoreGauges.register(registry, database.transactions());
+    }
   }
 
   public RecoveryMetrics metrics() {
@@ -69,6 +100,7 @@ public final class Observability implements AutoCloseable {
     } catch (ScopeCloseException e) {
       // its last report is lost; nothing reads it after the process ends
     }
+    gc.close();
     registry.close();
   }
 }

@@ -17,6 +17,8 @@ public final class RecoveryMetrics {
   private final Counter restartRecoveries;
   private final Counter staleStartingRestored;
   private final Counter agentsReaped;
+  private final Counter beats;
+  private final Counter beatFailures;
 
   RecoveryMetrics(MeterRegistry registry) {
     this.registry = registry;
@@ -26,6 +28,10 @@ public final class RecoveryMetrics {
         .description("Sessions an ended (e.g. terminated) resume left STARTING, restored").register(registry);
     this.agentsReaped = Counter.builder("kandev_agents_reaped")
         .description("Agents of this worker that no session wanted any more, stopped").register(registry);
+    this.beats = Counter.builder("kandev_worker_beats").tag("result", "recorded")
+        .description("Presence beats of this worker (others count it gone after a minute without one)").register(registry);
+    this.beatFailures = Counter.builder("kandev_worker_beats").tag("result", "failed")
+        .description("Presence beats of this worker (others count it gone after a minute without one)").register(registry);
   }
 
   /** Meters nobody reads (tests and tools that run the parts without an endpoint). */
@@ -47,6 +53,17 @@ public final class RecoveryMetrics {
   public List<String> agentsReaped(List<String> reaped) {
     agentsReaped.increment(reaped.size());
     return reaped;
+  }
+
+  /** Runs {@code beat}, counting it in {@code kandev_worker_beats_total} by result. */
+  public void beat(Runnable beat) {
+    try {
+      beat.run();
+      beats.increment();
+    } catch (RuntimeException e) {
+      beatFailures.increment();
+      throw e;
+    }
   }
 
   /** {@code kandev_agents_running}: the agents this worker runs now. */

@@ -51,7 +51,12 @@ public final class TemporalConnection implements AutoCloseable {
 
   /** A plaintext connection to {@code target}. */
   public static TemporalConnection open(String target, String namespace, String identity) {
-    return open(WorkflowServiceStubsOptions.newBuilder().setTarget(target), namespace, identity, null);
+    return open(target, namespace, identity, null);
+  }
+
+  /** A plaintext connection to {@code target}, the SDK's meters reported to {@code metricsScope} (null: none). */
+  public static TemporalConnection open(String target, String namespace, String identity, Scope metricsScope) {
+    return open(WorkflowServiceStubsOptions.newBuilder().setTarget(target), namespace, identity, metricsScope);
   }
 
   /** With the SDK's meters reported to {@code metricsScope} (null: none). */

@@ -18,6 +18,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import dev.kandev.recovery.worker.retention.RetentionSettings;
+import dev.kandev.recovery.workflows.retention.RetentionPolicy;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.LoggerFactory;
@@ -63,6 +65,19 @@ public class SettingsTest {
         .hasMessageContaining("KANDEV_MAX_CONCURRENT_LAUNCHES must be at least 1");
     assertThatThrownBy(() -> Settings.fromEnvironment(Map.of("KANDEV_HOST_WAIT_SECONDS", "0")))
         .hasMessageContaining("KANDEV_HOST_WAIT_SECONDS must be at least 1");
+  }
+
+  @Test
+  void retentionAgesDefaultToMonthsAndAreWholeDaysOfAtLeastOne() {
+    assertThat(Settings.fromEnvironment(Map.of()).retention()).isEqualTo(
+        new RetentionSettings(new RetentionPolicy(90, 180, 30, 30, 500), Duration.ofDays(1)));
+    assertThat(Settings.fromEnvironment(Map.of("KANDEV_RETENTION_SESSION_EVENTS_DAYS", "7",
+        "KANDEV_RETENTION_RUNTIME_UPDATE_JOBS_DAYS", "2", "KANDEV_RETENTION_INTERVAL_SECONDS", "3600",
+        "KANDEV_RETENTION_BATCH_SIZE", "50")).retention())
+        .isEqualTo(new RetentionSettings(new RetentionPolicy(7, 180, 30, 2, 50), Duration.ofHours(1)));
+    assertThatThrownBy(() -> Settings.fromEnvironment(Map.of("KANDEV_RETENTION_SESSION_MESSAGES_DAYS", "0")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("KANDEV_RETENTION_SESSION_MESSAGES_DAYS must be at least 1, got 0");
   }
 
   @Test

@@ -2,10 +2,14 @@ package dev.kandev.recovery.worker.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.kandev.recovery.activities.testing.Await;
 import dev.kandev.recovery.worker.BuildInfo;
 import dev.kandev.recovery.worker.harness.KandevProcess;
 import dev.kandev.recovery.worker.harness.RealTemporalServer;
 import dev.kandev.recovery.worker.harness.RecoveryCluster;
+import dev.kandev.recovery.worker.harness.Scrape;
+import dev.kandev.recovery.workflows.model.SessionState;
+import dev.kandev.recovery.workflows.resume.ResumeMode;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -29,8 +33,10 @@ public class DevCommandIT {
 
   @Test
   void devPrintsTheWebUiOfTheRealServerItStartsAndStopsItOnExitCleanlyForTheNextDev() throws Exception {
+    int httpPort = RealTemporalServer.freePort();
     // dev polls unversioned even where the environment turns versioning on for workers (docs/upgrades.md).
-    KandevProcess dev = cluster.dev("dev-a", Map.of("KANDEV_WORKER_VERSIONING", "true"));
+    KandevProcess dev = cluster.dev("dev-a", Map.of("KANDEV_HTTP_PORT", Integer.toString(httpPort),
+        "KANDEV_WORKER_VERSIONING", "true"));
 
     assertThat(dev.output()).contains("Temporal     127.0.0.1:" + cluster.temporalPort + " (Temporal dev server, pid")
         .contains("Web UI       http://127.0.0.1:" + cluster.uiPort)
@@ -40,6 +46,7 @@ public class DevCommandIT {
         HttpResponse.BodyHandlers.ofString());
     assertThat(page.statusCode()).isEqualTo(200);
     assertThat(Files.exists(cluster.stateDir().resolve("temporal.db"))).isTrue();
+    servesTheFullMeterSetOfWorker(httpPort);
 
     assertThat(dev.terminate(Duration.ofMinutes(1))).as("a JVM ended by SIGTERM").isEqualTo(143);
     assertThat(dev.output()).contains("Stopping...");
@@ -111,6 +118,31 @@ public class DevCommandIT {
 
       assertThat(dev.output()).contains("Temporal     " + server.address() + " (an existing server");
       assertThat(serversOn(cluster.stateDir())).as("dev started no server of its own").isZero();
+    }
+  }
+
+  /** The same meters as {@code worker} (MetricsIT): the JVM's, the process', the pool's, the SDK's and ours, a resume's too. */
+  private void servesTheFullMeterSetOfWorker(int httpPort) throws Exception {
+    cluster.newSession("s-1", SessionState.CREATED);
+    cluster.start("s-1", ResumeMode.START_FRESH).await(Duration.ofMinutes(2));
+    Await.until(() -> scrape(httpPort).value("kandev_resumes_total", "outcome=\"STARTED_FRESH\"") == 1,
+        Duration.ofSeconds(30), "the resume in /metrics");
+    Scrape scrape = scrape(httpPort);
+    assertThat(scrape.names()).contains("jvm_memory_used_bytes", "jvm_gc_pause_seconds_count", "jvm_threads_live_threads",
+        "jvm_classes_loaded_classes", "process_cpu_usage", "process_files_open_files", "process_uptime_seconds",
+        "system_cpu_count", "hikaricp_connections_active", "hikaricp_connections_pending",
+        "hikaricp_connections_timeout_total", "temporal_workflow_completed_total", "temporal_request_total",
+        "temporal_activity_schedule_to_start_latency_seconds_max", "kandev_resume_duration_seconds_count",
+        "kandev_agent_launches_total", "kandev_agents_running", "kandev_sessions_starting",
+        "kandev_sessions_starting_oldest_seconds", "kandev_workers_missing_beats", "kandev_worker_beats_total");
+  }
+
+  private static Scrape scrape(int httpPort) {
+    try {
+      return Scrape.parse(HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+          URI.create("http://127.0.0.1:" + httpPort + "/metrics")).build(), HttpResponse.BodyHandlers.ofString()).body());
+    } catch (Exception e) {
+      throw new AssertionError(e);
     }
   }
 

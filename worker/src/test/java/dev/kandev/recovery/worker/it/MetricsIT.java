@@ -4,9 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kandev.recovery.activities.testing.Await;
 import dev.kandev.recovery.worker.dev.DevTemporalServer;
+import dev.kandev.recovery.worker.harness.AlertRuleTest;
 import dev.kandev.recovery.worker.harness.KandevProcess;
+import dev.kandev.recovery.worker.harness.Promtool;
 import dev.kandev.recovery.worker.harness.RealTemporalServer;
 import dev.kandev.recovery.worker.harness.RecoveryCluster;
+import dev.kandev.recovery.worker.harness.Scrape;
 import dev.kandev.recovery.workflows.model.SessionState;
 import dev.kandev.recovery.workflows.resume.ResumeMode;
 import java.net.URI;
@@ -15,6 +18,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeEach;
@@ -36,6 +40,8 @@ public class MetricsIT {
     Map<String, String> env = new HashMap<>(cluster.environment("worker-metrics"));
     env.put("TEMPORAL_ADDRESS", cluster.temporalAddress());
     env.put("KANDEV_HTTP_PORT", Integer.toString(httpPort));
+    // A launch bound to a host no worker serves fails within seconds (AGENT_HOST_UNAVAILABLE).
+    env.put("KANDEV_HOST_WAIT_SECONDS", "2");
     cluster.started("worker-metrics", KandevProcess.start("worker-metrics", env, cluster.logDir(), "worker"));
   }
 
@@ -65,6 +71,33 @@ public class MetricsIT {
     Await.until(() -> value(scrape(), "kandev_resumes_total", "outcome=\"REJECTED\"",
             "failure_type=\"SESSION_NOT_FOUND\"") == 1, Duration.ofSeconds(30), "the rejected resume in /metrics");
     assertThat(value(scrape(), "kandev_resumes_total", "outcome=\"STARTED_FRESH\"")).isEqualTo(1);
+
+    cluster.newSession("s-elsewhere", SessionState.CREATED);
+    cluster.bindHost("s-elsewhere", "host-without-worker");
+    RecoveryCluster.awaitFailure(cluster.start("s-elsewhere", ResumeMode.START_FRESH), Duration.ofMinutes(2));
+    Await.until(() -> value(scrape(), "kandev_resumes_total", "outcome=\"FAILED\"",
+        "failure_type=\"AGENT_HOST_UNAVAILABLE\"") == 1, Duration.ofSeconds(30), "the failed resume in /metrics");
+    Scrape after = Scrape.parse(scrape());
+    assertThat(after.names()).as("the JVM's, the process', the pool's, the SDK's and ours").contains(
+        "jvm_memory_used_bytes", "jvm_gc_pause_seconds_count", "jvm_threads_live_threads", "jvm_classes_loaded_classes",
+        "process_cpu_usage", "process_files_open_files", "process_uptime_seconds", "system_cpu_count",
+        "hikaricp_connections_active", "hikaricp_connections_pending", "hikaricp_connections_timeout_total",
+        "temporal_workflow_completed_total", "temporal_activity_schedule_to_start_latency_seconds_max",
+        "kandev_sessions_starting", "kandev_sessions_starting_oldest_seconds", "kandev_workers_missing_beats",
+        "kandev_worker_beats_total");
+    assertThat(after.value("kandev_sessions_starting")).as("every resume ended").isZero();
+    assertThat(after.value("kandev_worker_beats_total", "result=\"recorded\"")).isPositive();
+
+    // The alert rules, evaluated by promtool on these scrapes as if scraped every minute: the failed
+    // launch pages twice (its counter's first sample is already 1), nothing else fires.
+    Promtool.Result rules = new AlertRuleTest(Scrape.parse(before), after, "worker-metrics")
+        .expect(AlertRuleTest.BEFORE - 1, ".*", List.of())
+        .expect(AlertRuleTest.BEFORE + 1, ".*", List.of(
+            "alertname=\"KandevLaunchesWaitingBeyondHostWait\", severity=\"page\"",
+            "alertname=\"KandevResumesFailing\", failure_type=\"AGENT_HOST_UNAVAILABLE\", severity=\"page\""))
+        .expect(AlertRuleTest.BEFORE + 11, ".*", List.of()) // ten minutes without another failure: resolved
+        .run(cluster.dir().resolve("promtool"));
+    assertThat(rules.exitCode()).as(rules.output()).isZero();
   }
 
   @Test
