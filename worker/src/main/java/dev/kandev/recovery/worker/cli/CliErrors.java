@@ -1,6 +1,7 @@
 package dev.kandev.recovery.worker.cli;
 
 import dev.kandev.recovery.worker.config.Settings;
+import dev.kandev.recovery.worker.temporal.SearchAttributesMissingException;
 import dev.kandev.recovery.worker.temporal.TemporalUnreachableException;
 import java.io.PrintWriter;
 import java.net.ConnectException;
@@ -27,6 +28,10 @@ public final class CliErrors implements IExecutionExceptionHandler {
       err.println(name + ": cannot reach PostgreSQL at " + databaseUrl() + ": " + rootMessage(e)
           + ". Start PostgreSQL there (scripts/setup does), or set KANDEV_DB_URL (and KANDEV_DB_USER, KANDEV_DB_PASSWORD)");
       return ExitCodes.DATABASE_UNREACHABLE;
+    }
+    if (e instanceof SearchAttributesMissingException) {
+      err.println(name + ": " + e.getMessage());
+      return ExitCodes.USAGE;
     }
     if (e instanceof IllegalArgumentException && isSettingsError(e)) {
       err.println(name + ": " + e.getMessage());

@@ -24,7 +24,7 @@ import picocli.CommandLine.Command;
         "KANDEV_GITHUB_APP_PRIVATE_KEY(_FILE), KANDEV_GITHUB_API_BASE, KANDEV_GITHUB_API_TIMEOUT_SECONDS,",
         "KANDEV_NPM, KANDEV_NPX, KANDEV_NPM_CACHE, KANDEV_NPM_REGISTRY, KANDEV_NPM_UPDATE_TIMEOUT_SECONDS,",
         "KANDEV_NPM_PROBE_TIMEOUT_SECONDS, KANDEV_HTTP_PORT, KANDEV_LOG_LEVEL, KANDEV_LOG_FORMAT. Durations are whole seconds.",
-        "Exit codes: 0 stopped, 2 bad settings, 4 unexpected error, 5 Temporal unreachable, 6 PostgreSQL unreachable."})
+        "Exit codes: 0 stopped, 2 bad settings or search attributes missing on the server, 4 unexpected error, 5 Temporal unreachable, 6 PostgreSQL unreachable."})
 public final class WorkerCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
@@ -35,6 +35,7 @@ public final class WorkerCommand implements Callable<Integer> {
       if (settings.registerSearchAttributes()) {
         SearchAttributeRegistrar.register(temporal.service, settings.temporalNamespace());
       }
+      SearchAttributeRegistrar.requireRegistered(temporal.service, settings.temporalNamespace());
       try (Database database = Database.open(settings.database()).migrate()) {
         System.out.printf("Worker %s polling %s on %s (namespace %s)%n",
             settings.workerInstance(), settings.taskQueue(), settings.temporalAddress(), settings.temporalNamespace());
