@@ -35,7 +35,10 @@ class ResumeSessionReplayTest {
     "local-steps-resume-credential-rejected", "local-steps-resume-start-fresh",
     "local-steps-resume-worker-died-after-starting", "local-steps-resume-worker-died-during-launch",
     "local-steps-resume-worker-died-after-settleSession", "local-steps-resume-worker-died-after-releaseResumeLock",
-    "local-steps-resume-dev-killed-during-launch", "local-steps-resume-on-host", "local-steps-resume-host-unavailable"
+    "local-steps-resume-dev-killed-during-launch", "local-steps-resume-on-host", "local-steps-resume-host-unavailable",
+    // Before "one-failed-outcome": KandevOutcome REJECTED for a resume that changed nothing.
+    "local-steps-resume-rejected-before-one-outcome",
+    "local-steps-resume-rejected"
   })
   void recordedHistoryReplaysDeterministically(String name) throws Exception {
     replay.replay(name);
