@@ -4,7 +4,6 @@ import dev.kandev.recovery.worker.interceptors.RecoveryMdcInterceptor;
 import dev.kandev.recovery.worker.interceptors.StoreFailureInterceptor;
 import dev.kandev.recovery.worker.limits.LaunchSlots;
 import dev.kandev.recovery.workflows.RecoveryTaskQueue;
-import dev.kandev.recovery.workflows.WorkflowWarmUp;
 import dev.kandev.recovery.workflows.resume.LaunchHeartbeat;
 import io.temporal.client.WorkflowClient;
 import io.temporal.worker.Worker;
@@ -19,18 +18,15 @@ import io.temporal.worker.tuning.CompositeTuner;
 import io.temporal.worker.tuning.FixedSizeSlotSupplier;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiFunction;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The Temporal workers of one process, registering what they are given: on the shared queue and on
- * its host's two queues (see {@link #register}). Before they poll, the workflow code is run once
- * ({@link WorkflowWarmUp}) so the first real workflow task does not run it cold.
+ * its host's two queues (see {@link #register}). They poll only once the workflow code has run once
+ * ({@link WorkflowCodeWarmUp}), so the first real workflow task does not run it cold.
  */
 public final class TemporalWorkers implements AutoCloseable {
   /** Slots of the task kinds a launch queue never carries (workflow, local activity, Nexus tasks). */
   private static final int UNUSED_SLOTS = 1;
-  private static final Logger log = LoggerFactory.getLogger(TemporalWorkers.class);
   private final WorkerFactory factory;
 
   private TemporalWorkers(WorkerFactory factory) {
@@ -38,11 +34,15 @@ public final class TemporalWorkers implements AutoCloseable {
   }
 
   public static TemporalWorkers start(WorkflowClient client, String taskQueue, WorkerRegistrations registrations) {
+    return start(client, taskQueue, registrations, WorkflowCodeWarmUp.start(client));
+  }
+
+  /** The same, once {@code warmUp} (started earlier, beside the rest of the process's start) is done. */
+  public static TemporalWorkers start(WorkflowClient client, String taskQueue, WorkerRegistrations registrations,
+      WorkflowCodeWarmUp warmUp) {
     WorkerFactory factory = WorkerFactory.newInstance(client, factoryOptions());
     register(factory::newWorker, taskQueue, registrations);
-    long warmUpStart = System.nanoTime();
-    List<String> warmedUp = WorkflowWarmUp.run(factory.getWorker(taskQueue));
-    log.debug("workflow code warmed up in {} ms by replaying {}", (System.nanoTime() - warmUpStart) / 1_000_000, warmedUp);
+    warmUp.await();
     factory.start();
     return new TemporalWorkers(factory);
   }

@@ -45,9 +45,11 @@ public final class WorkflowWarmUp {
     for (String name : HISTORIES) {
       WorkflowExecutionHistory history = WorkflowExecutionHistory.fromJson(resource(name));
       for (int attempt = 1; attempt <= 2; attempt++) {
+        long start = System.nanoTime();
         try {
           worker.replayWorkflowExecution(history);
           replayed.add(name);
+          log.debug("warm-up replay of {} took {} ms", name, (System.nanoTime() - start) / 1_000_000);
           break;
         } catch (Exception e) {
           log.debug("warm-up replay of {} (attempt {}) failed: {}", name, attempt, e.toString());
