@@ -1,5 +1,13 @@
 # The kandev-recovery worker image. Agents are npm packages run with npx, and they use git, so the
 # runtime is Node.js 24 LTS (Debian bookworm) with Debian's Java 17 runtime, git and curl.
+#
+#   docker build -t kandev-recovery .                             the production image (no test agent)
+#   docker build --target with-test-agent -t kandev-recovery:try .  plus the ACP test agent in /app/test-agent
+#
+# Stopping: SIGTERM makes the worker stop polling, then stop its agents (stdin closed, SIGTERM,
+# SIGKILL, 5 s apart, all at once) and record them stopped. Give it the time: docker run
+# --stop-timeout 60, compose stop_grace_period 60s, Kubernetes terminationGracePeriodSeconds 60
+# (Docker's default of 10 s SIGKILLs it midway, and its agents count as lost).
 
 FROM maven:3.9-eclipse-temurin-17 AS build
 WORKDIR /src
@@ -12,7 +20,7 @@ RUN mvn -B -q dependency:go-offline
 COPY . .
 RUN mvn -B -q -DskipTests package
 
-FROM node:24-bookworm-slim
+FROM node:24-bookworm-slim AS runtime
 RUN apt-get update \
  && apt-get install -y --no-install-recommends openjdk-17-jre-headless git curl ca-certificates \
  && rm -rf /var/lib/apt/lists/* \
@@ -22,8 +30,23 @@ RUN apt-get update \
 WORKDIR /app
 COPY --from=build /src/worker/target/lib /app/lib
 COPY --from=build /src/worker/target/kandev-recovery.jar /app/kandev-recovery.jar
-COPY --from=build /src/test-agent /app/test-agent
 USER kandev
-ENV KANDEV_STATE_DIR=/var/lib/kandev-recovery
-ENTRYPOINT ["java", "-jar", "/app/kandev-recovery.jar"]
+ENV KANDEV_STATE_DIR=/var/lib/kandev-recovery \
+    KANDEV_HTTP_PORT=9464
+EXPOSE 9464
+# Ready: PostgreSQL and Temporal answer and the worker polls (docs/operations.md, Metrics and health).
+HEALTHCHECK --interval=10s --timeout=5s --start-period=60s --retries=3 \
+  CMD curl -fsS "http://127.0.0.1:${KANDEV_HTTP_PORT}/readyz" >/dev/null || exit 1
+# The heap follows the container's memory limit: 40 % of it, the rest for the agents (Node.js
+# processes in the same container) and the JVM's own memory. An OutOfMemoryError ends the process
+# (the container restarts) instead of leaving a half-working worker.
+ENTRYPOINT ["java", "-XX:InitialRAMPercentage=10", "-XX:MaxRAMPercentage=40", "-XX:+ExitOnOutOfMemoryError", \
+  "-jar", "/app/kandev-recovery.jar"]
 CMD ["worker"]
+
+# For trying it out (docker-compose.yml mounts the agent instead): the ACP test agent, /app/test-agent.
+FROM runtime AS with-test-agent
+COPY --from=build --chown=kandev:kandev /src/test-agent /app/test-agent
+
+# The default target (the last stage): the production image, without the test agent.
+FROM runtime AS production

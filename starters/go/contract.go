@@ -77,8 +77,10 @@ const (
 	OutcomeResumed      = "RESUMED"
 	OutcomeStartedFresh = "STARTED_FRESH"
 	OutcomeFailed       = "FAILED"
-	OutcomeRejected     = "REJECTED"
-	OutcomeCancelled    = "CANCELLED"
+	// OutcomeRejected is only on resumes from before one name per outcome: refused before anything
+	// changed. Such a resume is now OutcomeFailed, its ResumeFailure's SessionState empty.
+	OutcomeRejected  = "REJECTED"
+	OutcomeCancelled = "CANCELLED"
 )
 
 // ResumeResult is what a successful ResumeSessionWorkflow returns.

@@ -269,7 +269,7 @@ func TestResumesAreListedBySession(t *testing.T) {
 	})
 
 	newest, oldest := runs[0], runs[1]
-	if newest.RunID != rejected.RunID || newest.Status != "FAILED" || newest.Outcome != recovery.OutcomeRejected {
+	if newest.RunID != rejected.RunID || newest.Status != "FAILED" || newest.Outcome != recovery.OutcomeFailed {
 		t.Errorf("newest %+v", newest)
 	}
 	// Task and agent are known once the resume read the session.

@@ -25,7 +25,8 @@ import java.util.function.BiFunction;
 
 /**
  * The Temporal workers of one process, registering what they are given: on the shared queue and on
- * its host's two queues (see {@link #register}).
+ * its host's two queues (see {@link #register}). They poll only once the workflow code has run once
+ * ({@link WorkflowCodeWarmUp}), so the first real workflow task does not run it cold.
  */
 public final class TemporalWorkers implements AutoCloseable {
   /** Slots of the task kinds a launch queue never carries (workflow, local activity, Nexus tasks). */
@@ -38,14 +39,18 @@ public final class TemporalWorkers implements AutoCloseable {
 
   /** Unversioned workers (in-process tests). */
   public static TemporalWorkers start(WorkflowClient client, String taskQueue, WorkerRegistrations registrations) {
-    return start(client, taskQueue, registrations, null);
+    return start(client, taskQueue, registrations, null, WorkflowCodeWarmUp.start(client));
   }
 
-  /** The process's workers, polling as {@code versioning}'s deployment version when it is on (null: unversioned). */
+  /**
+   * The process's workers, polling as {@code versioning}'s deployment version when it is on (null:
+   * unversioned), once {@code warmUp} (started earlier, beside the rest of the process's start) is done.
+   */
   public static TemporalWorkers start(WorkflowClient client, String taskQueue, WorkerRegistrations registrations,
-      WorkerVersioning versioning) {
+      WorkerVersioning versioning, WorkflowCodeWarmUp warmUp) {
     WorkerFactory factory = WorkerFactory.newInstance(client, factoryOptions());
     register(factory::newWorker, taskQueue, registrations, versioning);
+    warmUp.await();
     factory.start();
     return new TemporalWorkers(factory);
   }

@@ -44,6 +44,7 @@ public final class WorkerProcess {
   /** The same, counting in {@code observability} (whose SDK scope the client's connection reports to). */
   public static void serve(Settings settings, Database database, WorkflowClient client, StopSignal stop, String command,
       Observability observability) throws InterruptedException {
+    WorkflowCodeWarmUp warmUp = WorkflowCodeWarmUp.start(client);
     RecoveryMetrics metrics = observability.metrics();
     observability.bindStore(database);
     Components components = Components.of(settings, database, metrics);
@@ -59,7 +60,7 @@ public final class WorkerProcess {
           Periodic reaping = Periodic.every(settings.agentReapInterval(), "unowned-agent-reaper",
               () -> metrics.agentsReaped(components.reapUnownedAgents()));
           TemporalWorkers worker = TemporalWorkers.start(client, settings.taskQueue(), components.registrations(),
-              versioning(settings, command, observability));
+              versioning(settings, command, observability), warmUp);
           HealthServer http = serveHttp(settings, database, client, worker, observability)) {
         System.out.printf("Credentials  %s (git credential redemption, loopback)%n", components.redemptionUrl());
         System.out.printf("Agents       %s%n", components.agentProfiles().ids());

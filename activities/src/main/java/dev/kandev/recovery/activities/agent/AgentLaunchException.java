@@ -23,16 +23,15 @@ public final class AgentLaunchException extends RuntimeException {
 
   public AgentLaunchException(
       AgentFailureClass failureClass, String detail, Integer exitCode, String stderrTail, String acpError, Throwable cause) {
-    super(message(failureClass, detail, exitCode, stderrTail, acpError), cause);
+    super(failureClass.type() + ": " + description(detail, exitCode, stderrTail, acpError), cause);
     this.failureClass = failureClass;
     this.exitCode = exitCode;
     this.stderrTail = stderrTail == null ? "" : stderrTail;
     this.acpError = acpError;
   }
 
-  private static String message(
-      AgentFailureClass failureClass, String detail, Integer exitCode, String stderrTail, String acpError) {
-    StringBuilder m = new StringBuilder(failureClass.type()).append(": ").append(detail);
+  private static String description(String detail, Integer exitCode, String stderrTail, String acpError) {
+    StringBuilder m = new StringBuilder(detail);
     m.append("; exit code ").append(exitCode == null ? "none (process still running or never started)" : exitCode);
     if (acpError != null) {
       m.append("; ACP error ").append(acpError);
@@ -41,6 +40,14 @@ public final class AgentLaunchException extends RuntimeException {
       m.append("; stderr tail:\n").append(stderrTail.strip());
     }
     return m.toString();
+  }
+
+  /**
+   * The message without its leading failure class: for an {@code ApplicationFailure} whose type is
+   * that class already (Temporal and the Web UI show the type before the message).
+   */
+  public String description() {
+    return getMessage().substring(failureClass.type().length() + 2);
   }
 
   /** Whether launching again can help; false for failures of configuration or of the agent's answer. */

@@ -129,14 +129,32 @@ final class AgentRegistry {
     }
   }
 
-  /** Stops every agent; a launch still in its handshake stops its own when it gets to register. */
+  /**
+   * Stops every agent, all at once: a stop may take twice the stop grace (stdin closed, then
+   * SIGTERM), so one after another N agents would take N times that and outlast the grace period a
+   * container gets (Docker, Kubernetes) before its SIGKILL. A launch still in its handshake stops its
+   * own when it gets to register.
+   */
   void close() {
     List<String> sessionIds;
     synchronized (registration) {
       closed = true;
       sessionIds = new ArrayList<>(running.keySet());
     }
-    sessionIds.forEach(this::stop);
+    List<Thread> stops = new ArrayList<>();
+    for (String sessionId : sessionIds) {
+      Thread stop = new Thread(() -> stop(sessionId), "agent-stop-" + sessionId);
+      stop.start();
+      stops.add(stop);
+    }
+    for (Thread stop : stops) {
+      try {
+        stop.join();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+    }
   }
 
   private ReentrantLock sessionLock(String sessionId) {

@@ -66,9 +66,9 @@ final class RunningAgent {
     return stopping;
   }
 
-  /** Its stderr tail with every secret of its environment masked. */
+  /** Its stderr tail for diagnostics: redacted and bounded ({@link DiagnosticTail}). */
   String stderrTail() {
-    return AgentEnvironment.redact(process.stderrTail(), secrets);
+    return DiagnosticTail.of(process.stderrTail(), secrets);
   }
 
   /** Stops it: stdin closed, then SIGTERM, then SIGKILL, {@code grace} apart. Returns the exit code. */

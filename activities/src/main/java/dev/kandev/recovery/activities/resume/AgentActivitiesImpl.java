@@ -105,7 +105,7 @@ public final class AgentActivitiesImpl implements AgentActivities {
       return new LaunchOutcome(result.providerSessionId(), result.loaded(), result.pid(), result.agentName());
     } catch (AgentLaunchException e) {
       countLaunch(activity, e.failureClass().type());
-      throw e.failureClass().failureType().failure(redact(e.getMessage(), tokens));
+      throw e.failureClass().failureType().failure(redact(e.description(), tokens));
     } catch (ActivityCompletionException e) {
       // Cancelled, or the workflow no longer waits: the launch must not leave an agent behind.
       launch.whenComplete((r, t) -> host.stop(sessionId));

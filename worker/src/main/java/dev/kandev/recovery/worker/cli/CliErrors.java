@@ -2,6 +2,7 @@ package dev.kandev.recovery.worker.cli;
 
 import dev.kandev.recovery.activities.store.IncompatibleSchemaException;
 import dev.kandev.recovery.worker.config.Settings;
+import dev.kandev.recovery.worker.temporal.SearchAttributesMissingException;
 import dev.kandev.recovery.worker.temporal.TemporalUnreachableException;
 import java.io.PrintWriter;
 import java.net.ConnectException;
@@ -39,6 +40,10 @@ public final class CliErrors implements IExecutionExceptionHandler {
     if (e instanceof IncompatibleSchemaException) {
       err.println(name + ": " + e.getMessage());
       return ExitCodes.SCHEMA_INCOMPATIBLE;
+    }
+    if (e instanceof SearchAttributesMissingException) {
+      err.println(name + ": " + e.getMessage());
+      return ExitCodes.USAGE;
     }
     if (e instanceof IllegalArgumentException && isSettingsError(e)) {
       err.println(name + ": " + e.getMessage());

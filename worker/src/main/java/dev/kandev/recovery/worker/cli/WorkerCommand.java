@@ -15,9 +15,9 @@ import picocli.CommandLine.Command;
     name = "worker",
     mixinStandardHelpOptions = true,
     description = "Run the worker against the Temporal server at TEMPORAL_ADDRESS.",
-    footer = {"", "Environment (README \"Configuration\"): TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY,",
+    footer = {"", "Environment (README \"Configuration\"): TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY(_FILE),",
         "TEMPORAL_TLS, TEMPORAL_TLS_*, TEMPORAL_PROFILE, TEMPORAL_CONFIG_FILE, KANDEV_TASK_QUEUE,",
-        "KANDEV_DB_URL, KANDEV_DB_USER, KANDEV_DB_PASSWORD, KANDEV_DB_SCHEMA, KANDEV_DB_POOL_SIZE, KANDEV_HOST,",
+        "KANDEV_DB_URL, KANDEV_DB_USER, KANDEV_DB_PASSWORD(_FILE), KANDEV_DB_SCHEMA, KANDEV_DB_POOL_SIZE, KANDEV_HOST,",
         "KANDEV_WORKER_INSTANCE, KANDEV_STATE_DIR, KANDEV_REGISTER_SEARCH_ATTRIBUTES, KANDEV_AGENTS_FILE,",
         "KANDEV_AGENT_PERMISSION_POLICY, KANDEV_ACP_*_TIMEOUT_SECONDS, KANDEV_RESUME_LOCK_TTL_SECONDS,",
         "KANDEV_AGENT_REAP_INTERVAL_SECONDS, KANDEV_CREDENTIAL_BROKER_PORT, KANDEV_GITHUB_APP_ID,",
@@ -26,8 +26,8 @@ import picocli.CommandLine.Command;
         "KANDEV_NPM_PROBE_TIMEOUT_SECONDS, KANDEV_HTTP_PORT, KANDEV_LOG_LEVEL, KANDEV_LOG_FORMAT, KANDEV_WORKER_VERSIONING,",
         "KANDEV_DEPLOYMENT_NAME, KANDEV_BUILD_ID, KANDEV_RETENTION_*_DAYS, KANDEV_RETENTION_INTERVAL_SECONDS,",
         "KANDEV_RETENTION_BATCH_SIZE. Durations are whole seconds.",
-        "Exit codes: 0 stopped, 2 bad settings, 4 unexpected error, 5 Temporal unreachable, 6 PostgreSQL unreachable,",
-        "8 schema contracted by a newer release (docs/upgrades.md)."})
+        "Exit codes: 0 stopped, 2 bad settings or search attributes missing on the server, 4 unexpected error,",
+        "5 Temporal unreachable, 6 PostgreSQL unreachable, 8 schema contracted by a newer release (docs/upgrades.md)."})
 public final class WorkerCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
@@ -38,6 +38,7 @@ public final class WorkerCommand implements Callable<Integer> {
       if (settings.registerSearchAttributes()) {
         SearchAttributeRegistrar.register(temporal.service, settings.temporalNamespace());
       }
+      SearchAttributeRegistrar.requireRegistered(temporal.service, settings.temporalNamespace());
       try (Database database = Database.open(settings.database()).migrate()) {
         System.out.printf("Worker %s polling %s on %s (namespace %s)%n",
             settings.workerInstance(), settings.taskQueue(), settings.temporalAddress(), settings.temporalNamespace());

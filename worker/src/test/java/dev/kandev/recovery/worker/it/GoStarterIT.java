@@ -43,7 +43,8 @@ public class GoStarterIT {
     builder.environment().putAll(Map.of(
         "KANDEV_STARTER_TEMPORAL_ADDRESS", cluster.temporalAddress(),
         "KANDEV_STARTER_DB_URL", postgresUrl(cluster.schema()),
-        "KANDEV_STARTER_AGENT_MODE_FILE", cluster.agentModeFile().toString()));
+        "KANDEV_STARTER_AGENT_MODE_FILE", cluster.agentModeFile().toString(),
+        "KANDEV_STARTER_REQUIRE_ALL", "1"));
     Process go = builder.start();
     boolean ended = go.waitFor(GO_TEST_MINUTES, TimeUnit.MINUTES);
     if (!ended) {

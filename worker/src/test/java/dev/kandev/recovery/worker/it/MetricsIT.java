@@ -68,8 +68,8 @@ public class MetricsIT {
         .contains("task_queue=\"kandev-recovery@it-host/launch\"");
 
     RecoveryCluster.awaitFailure(cluster.start("s-missing", ResumeMode.RESUME), Duration.ofMinutes(2));
-    Await.until(() -> value(scrape(), "kandev_resumes_total", "outcome=\"REJECTED\"",
-            "failure_type=\"SESSION_NOT_FOUND\"") == 1, Duration.ofSeconds(30), "the rejected resume in /metrics");
+    Await.until(() -> value(scrape(), "kandev_resumes_total", "outcome=\"FAILED\"",
+            "failure_type=\"SESSION_NOT_FOUND\"") == 1, Duration.ofSeconds(30), "the refused resume in /metrics");
     assertThat(value(scrape(), "kandev_resumes_total", "outcome=\"STARTED_FRESH\"")).isEqualTo(1);
 
     cluster.newSession("s-elsewhere", SessionState.CREATED);

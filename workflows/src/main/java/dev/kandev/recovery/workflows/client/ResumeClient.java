@@ -48,7 +48,6 @@ public final class ResumeClient {
             .setWorkflowId(workflowId)
             .setWorkflowIdConflictPolicy(WorkflowIdConflictPolicy.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING)
             .setWorkflowIdReusePolicy(WorkflowIdReusePolicy.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE)
-            .setTypedSearchAttributes(SearchAttributes.newBuilder().set(SESSION_ID, request.sessionId()).build())
             .setMemo(Map.of("mode", request.mode().name(), "reason", request.reason(), "requestedBy", request.requestedBy()))
             .setStaticSummary(summary(request))
             .build();

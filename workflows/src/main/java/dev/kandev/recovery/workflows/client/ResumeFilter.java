@@ -4,6 +4,7 @@ import static dev.kandev.recovery.workflows.RecoverySearchAttributes.OUTCOME;
 import static dev.kandev.recovery.workflows.RecoverySearchAttributes.SESSION_ID;
 import static dev.kandev.recovery.workflows.RecoverySearchAttributes.TASK_ID;
 
+import dev.kandev.recovery.workflows.resume.ResumeOutcome;
 import dev.kandev.recovery.workflows.resume.ResumeSessionWorkflow;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,7 +16,8 @@ import java.util.List;
  * @param sessionId {@code KandevSessionId}; null: any
  * @param taskId {@code KandevTaskId}; null: any
  * @param outcome {@code KandevOutcome} ({@code RESUMED}, {@code STARTED_FRESH}, {@code FAILED},
- *     {@code REJECTED}, {@code CANCELLED}); null: any
+ *     {@code CANCELLED}; {@code FAILED} also finds the {@code REJECTED} of resumes from before one
+ *     name per outcome); null: any
  * @param runningOnly only resumes that still run
  */
 public record ResumeFilter(String sessionId, String taskId, String outcome, boolean runningOnly) {
@@ -39,7 +41,9 @@ public record ResumeFilter(String sessionId, String taskId, String outcome, bool
     if (taskId != null) {
       terms.add(TASK_ID.getName() + " = '" + taskId + "'");
     }
-    if (outcome != null) {
+    if (ResumeOutcome.FAILED.name().equals(outcome)) {
+      terms.add(OUTCOME.getName() + " IN ('" + ResumeOutcome.FAILED + "', '" + ResumeOutcome.REJECTED + "')");
+    } else if (outcome != null) {
       terms.add(OUTCOME.getName() + " = '" + outcome + "'");
     }
     if (runningOnly) {

@@ -1,7 +1,6 @@
 package dev.kandev.recovery.workflows.client;
 
 import dev.kandev.recovery.workflows.RecoveryIds;
-import dev.kandev.recovery.workflows.RecoverySearchAttributes;
 import dev.kandev.recovery.workflows.runtime.RuntimeUpdateProgress;
 import dev.kandev.recovery.workflows.runtime.RuntimeUpdateRequest;
 import dev.kandev.recovery.workflows.runtime.RuntimeUpdateResult;
@@ -13,7 +12,6 @@ import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowFailedException;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.client.WorkflowStub;
-import io.temporal.common.SearchAttributes;
 import io.temporal.failure.ApplicationFailure;
 import java.time.Duration;
 import java.util.Optional;
@@ -137,9 +135,6 @@ public final class RuntimeUpdateClient {
             .setWorkflowIdConflictPolicy(WorkflowIdConflictPolicy.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING)
             .setWorkflowIdReusePolicy(WorkflowIdReusePolicy.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE)
             .setWorkflowExecutionTimeout(Duration.ofMinutes(30))
-            .setTypedSearchAttributes(SearchAttributes.newBuilder()
-                .set(RecoverySearchAttributes.AGENT_ID, agentId)
-                .build())
             .setStaticSummary("Update the managed npm runtime of " + agentId + " (requested by " + requestedBy + ")")
             .build();
     WorkflowStub stub = client.newUntypedWorkflowStub(RuntimeUpdateWorkflow.TYPE, options);

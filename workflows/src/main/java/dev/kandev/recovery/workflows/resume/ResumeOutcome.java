@@ -6,8 +6,12 @@ public enum ResumeOutcome {
   RESUMED,
   /** A new provider-native session was created (Start fresh, or a session that never had one). */
   STARTED_FRESH,
-  /** The resume failed; the session was restored to its prior recoverable state. */
+  /**
+   * The resume failed: the session was restored to its prior recoverable state, or the request was
+   * refused before anything changed (unknown session, not resumable, ...; the failure's {@code
+   * sessionState} is then null).
+   */
   FAILED,
-  /** The request was refused before anything changed (unknown session, not resumable, ...). */
+  /** Only on resumes from before version {@code one-failed-outcome}: refused before anything changed; now FAILED. */
   REJECTED
 }

@@ -49,6 +49,8 @@ public class ResumeSessionWorkflowImpl implements ResumeSessionWorkflow {
   static final String LOCAL_STORE_STEPS = "local-store-steps";
   /** Version 1: the request's {@code hostWait} chooses the launch's host wait (before: its reason). */
   static final String HOST_WAIT_FIELD = "host-wait-field";
+  /** Version 1: a resume refused before it changed anything is FAILED too (before: REJECTED), one name per outcome. */
+  static final String ONE_FAILED_OUTCOME = "one-failed-outcome";
 
   private final ResumeLockActivities locks = Workflow.newActivityStub(ResumeLockActivities.class, ResumeActivityOptions.STORE);
   private final SessionActivities sessions = Workflow.newActivityStub(SessionActivities.class, ResumeActivityOptions.STORE);
@@ -73,6 +75,8 @@ public class ResumeSessionWorkflowImpl implements ResumeSessionWorkflow {
   private ResumeRequest request;
   private ResumeStep step = ResumeStep.ACQUIRE_LOCK;
   private long startedAtMillis;
+  /** The Web UI's Current Details once the resume ended: its outcome, never just DONE. */
+  private String ending = "";
 
   /** Launches wait for a worker of their host at most {@link HostWait#DEFAULT}. */
   public ResumeSessionWorkflowImpl() {
@@ -143,6 +147,7 @@ public class ResumeSessionWorkflowImpl implements ResumeSessionWorkflow {
       Workflow.upsertTypedSearchAttributes(OUTCOME.valueSet(outcome.name()));
       count(outcome.name(), "none");
       note(outcome + ": provider session " + launched.providerSessionId() + ", session " + finalState);
+      ending = "**" + outcome + "** provider session " + launched.providerSessionId() + ", session " + finalState;
       return new ResumeResult(sessionId, context.taskId(), outcome, finalState, launched.providerSessionId(), launched.loaded());
     } catch (ActivityFailure | CanceledFailure failure) {
       ResumeStep failedStep = step;
@@ -159,6 +164,7 @@ public class ResumeSessionWorkflowImpl implements ResumeSessionWorkflow {
         Workflow.newDetachedCancellationScope(saga::compensate).run();
       }
       if (failure instanceof CanceledFailure) {
+        ending = "**CANCELLED** at " + failedStep + ": the prior state restored";
         Workflow.upsertTypedSearchAttributes(OUTCOME.valueSet("CANCELLED"));
         count("CANCELLED", type);
         throw failure;
@@ -170,7 +176,8 @@ public class ResumeSessionWorkflowImpl implements ResumeSessionWorkflow {
       enter(ResumeStep.RELEASE_LOCK, "");
       ResumeLockActivities releaser = attempt.settled ? store.unlocker() : unlocker;
       Workflow.newDetachedCancellationScope(() -> releaser.releaseResumeLock(sessionId, owner)).run();
-      enter(ResumeStep.DONE, "");
+      step = ResumeStep.DONE;
+      Workflow.setCurrentDetails(ending.isEmpty() ? "**" + ResumeStep.DONE + "**" : ending);
     }
   }
 
@@ -285,7 +292,10 @@ public class ResumeSessionWorkflowImpl implements ResumeSessionWorkflow {
     boolean changedNothing = attempt.context == null;
     // Deleted while the resume ran: no state to report and nothing left to resume.
     boolean sessionGone = !changedNothing && FailureType.SESSION_NOT_FOUND.type().equals(type);
-    ResumeOutcome outcome = changedNothing ? ResumeOutcome.REJECTED : ResumeOutcome.FAILED;
+    // Histories from before one name per outcome said REJECTED for a resume that changed nothing.
+    ResumeOutcome outcome = changedNothing
+        && Workflow.getVersion(ONE_FAILED_OUTCOME, Workflow.DEFAULT_VERSION, 1) == Workflow.DEFAULT_VERSION
+        ? ResumeOutcome.REJECTED : ResumeOutcome.FAILED;
     Workflow.upsertTypedSearchAttributes(OUTCOME.valueSet(outcome.name()));
     count(outcome.name(), type);
     SessionState state = sessionGone ? null : attempt.restoredState != null ? attempt.restoredState
@@ -298,6 +308,8 @@ public class ResumeSessionWorkflowImpl implements ResumeSessionWorkflow {
         : sessionGone ? "; the session no longer exists"
         : "; session now " + state + "; recovery actions: "
             + (actions.isEmpty() ? "none" : String.join(", ", actions.stream().map(Enum::name).toList())));
+    ending = "**FAILED** at " + failedStep + " (" + type + "): "
+        + (changedNothing ? "nothing was changed" : sessionGone ? "the session no longer exists" : "session now " + state);
     log.warn("{}", message);
     return ExpectedFailures.nonRetryableWithCause(message, type, cause, details);
   }
@@ -306,7 +318,7 @@ public class ResumeSessionWorkflowImpl implements ResumeSessionWorkflow {
   private ApplicationFailure invalid(String reason) {
     ApplicationFailure failure = InvalidRequest.failure(reason);
     log.warn("resume rejected ({}): {}", FailureType.INVALID_REQUEST, failure.getOriginalMessage());
-    count(ResumeOutcome.REJECTED.name(), FailureType.INVALID_REQUEST.type());
+    count(ResumeOutcome.FAILED.name(), FailureType.INVALID_REQUEST.type());
     return failure;
   }
 

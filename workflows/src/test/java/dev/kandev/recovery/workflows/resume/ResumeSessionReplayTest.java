@@ -37,7 +37,10 @@ class ResumeSessionReplayTest {
     "local-steps-resume-worker-died-after-settleSession", "local-steps-resume-worker-died-after-releaseResumeLock",
     "local-steps-resume-dev-killed-during-launch", "local-steps-resume-on-host", "local-steps-resume-host-unavailable",
     // Since "host-wait-field": the request's hostWait chooses the launch's host wait.
-    "host-wait-field-resume-restart-recovery"
+    "host-wait-field-resume-restart-recovery",
+    // Before "one-failed-outcome": KandevOutcome REJECTED for a resume that changed nothing.
+    "local-steps-resume-rejected-before-one-outcome",
+    "local-steps-resume-rejected"
   })
   void recordedHistoryReplaysDeterministically(String name) throws Exception {
     replay.replay(name);

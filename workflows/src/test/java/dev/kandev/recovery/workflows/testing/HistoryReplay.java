@@ -9,6 +9,7 @@ import io.temporal.testing.TestEnvironmentOptions;
 import io.temporal.testing.TestWorkflowEnvironment;
 import io.temporal.testing.WorkflowReplayer;
 import io.temporal.worker.Worker;
+import io.temporal.worker.WorkerOptions;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -20,6 +21,7 @@ import java.util.function.Consumer;
  * register} adds.
  */
 public final class HistoryReplay implements AutoCloseable {
+  private static final long REPLAY_DEADLOCK_MILLIS = 30_000;
   private final TestWorkflowEnvironment env;
   private final Worker worker;
 
@@ -27,7 +29,9 @@ public final class HistoryReplay implements AutoCloseable {
     env = TestWorkflowEnvironment.newInstance(TestEnvironmentOptions.newBuilder()
         .setWorkflowClientOptions(WorkflowClientOptions.newBuilder().setDataConverter(RecoveryDataConverter.INSTANCE).build())
         .build());
-    worker = env.newWorker("replay");
+    // A replay checks determinism, not speed: the first one in a JVM runs the workflow code cold
+    // (see WorkflowWarmUp), which on a loaded CI machine can outlast the 1 s deadlock detection.
+    worker = env.newWorker("replay", WorkerOptions.newBuilder().setDefaultDeadlockDetectionTimeout(REPLAY_DEADLOCK_MILLIS).build());
     register.accept(worker);
   }
 

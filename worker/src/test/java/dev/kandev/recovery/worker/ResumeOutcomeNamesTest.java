@@ -1,0 +1,79 @@
+package dev.kandev.recovery.worker;
+
+import static dev.kandev.recovery.workflows.model.SessionState.FAILED;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.kandev.recovery.activities.testing.TestDatabase;
+import dev.kandev.recovery.worker.harness.RecordedHistories;
+import dev.kandev.recovery.worker.harness.ResumeHarness;
+import dev.kandev.recovery.workflows.RecoverySearchAttributes;
+import dev.kandev.recovery.workflows.client.ResumeFilter;
+import dev.kandev.recovery.workflows.resume.ResumeFailure;
+import dev.kandev.recovery.workflows.resume.ResumeMode;
+import dev.kandev.recovery.workflows.resume.ResumeRequest;
+import dev.kandev.recovery.workflows.resume.ResumeStep;
+import io.temporal.api.sdk.v1.WorkflowMetadata;
+import io.temporal.client.WorkflowStub;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * A failed resume has one name wherever an operator reads it: the CLI's {@code FAILED at <step>},
+ * the {@code KandevOutcome} search attribute ({@code resumes --outcome FAILED}, the Web UI's filter)
+ * and the Web UI's Current Details; and its message names its type once.
+ */
+public class ResumeOutcomeNamesTest {
+  @RegisterExtension @Order(1) final TestDatabase db = new TestDatabase();
+  @RegisterExtension @Order(2) final ResumeHarness harness = new ResumeHarness(db);
+
+  @Test
+  void aResumeRefusedBeforeAnythingChangedIsFailedEverywhere() throws Exception {
+    ResumeFailure failure = harness.resumeFailing("s-nope", ResumeMode.RESUME);
+
+    assertThat(failure.step()).isEqualTo(ResumeStep.READ_CONTEXT);
+    assertThat(failure.failureType()).isEqualTo("SESSION_NOT_FOUND");
+    assertThat(outcome("s-nope")).isEqualTo("FAILED");
+    assertThat(currentDetails("s-nope")).startsWith("**FAILED** at READ_CONTEXT (SESSION_NOT_FOUND)")
+        .doesNotContain("DONE");
+    RecordedHistories.recordIfAsked(harness.history("s-nope"), "local-steps-resume-rejected");
+  }
+
+  @Test
+  void aFailedLaunchSaysFailedInItsCurrentDetailsAndNamesItsTypeOnce() throws Exception {
+    harness.establishedSession("s1", FAILED);
+    harness.agentMode("exit-before-initialize");
+
+    ResumeFailure failure = harness.resumeFailing("s1", ResumeMode.RESUME);
+
+    assertThat(outcome("s1")).isEqualTo("FAILED");
+    assertThat(currentDetails("s1")).startsWith("**FAILED** at LAUNCH_AGENT (AGENT_EXITED_BEFORE_INITIALIZE)")
+        .contains("session now FAILED");
+    assertThat(failure.message().split("AGENT_EXITED_BEFORE_INITIALIZE", -1)).as(failure.message()).hasSize(2);
+
+    harness.agentMode("normal");
+    harness.resume("s1", ResumeMode.RESUME);
+    assertThat(currentDetails("s1")).startsWith("**RESUMED**");
+  }
+
+  @Test
+  void theFailedFilterAlsoFindsResumesRejectedBeforeOneName() {
+    assertThat(new ResumeFilter(null, null, "FAILED", false).query())
+        .endsWith(RecoverySearchAttributes.OUTCOME.getName() + " IN ('FAILED', 'REJECTED')");
+    assertThat(new ResumeFilter(null, null, "RESUMED", false).query())
+        .endsWith(RecoverySearchAttributes.OUTCOME.getName() + " = 'RESUMED'");
+  }
+
+  private WorkflowStub latest(String sessionId) {
+    return harness.client.newUntypedWorkflowStub(ResumeRequest.workflowId(sessionId));
+  }
+
+  private String outcome(String sessionId) {
+    return latest(sessionId).describe().getTypedSearchAttributes().get(RecoverySearchAttributes.OUTCOME);
+  }
+
+  /** What the Web UI shows as Current Details. */
+  private String currentDetails(String sessionId) {
+    return latest(sessionId).query("__temporal_workflow_metadata", WorkflowMetadata.class).getCurrentDetails();
+  }
+}
