@@ -7,6 +7,7 @@ import dev.kandev.recovery.worker.cli.ExitCodes;
 import dev.kandev.recovery.worker.harness.KandevProcess;
 import dev.kandev.recovery.worker.harness.RealTemporalServer;
 import java.nio.file.Path;
+import dev.kandev.recovery.workflows.client.ResumeClient;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -128,6 +129,13 @@ public class CliOffTheHappyPathIT {
     assertThat(resume.stdout().lines().filter(l -> l.startsWith("waiting: no worker polls task queue nobody-polls")))
         .as(all).singleElement().asString().contains("kandev-recovery resume --cancel s-stray");
     assertThat(resume.stdout()).contains("outcome: none within 5s — the resume runs on").doesNotContain("Exception");
+
+    // listed without waiting for the step no worker can answer (by its id: its first workflow task,
+    // which sets the search attributes, never ran)
+    Run listed = run(env, "resumes", "--running");
+    assertThat(listed.exitCode()).as(listed.stdout() + listed.stderr()).isZero();
+    assertThat(listed.took().minus(connecting)).as(listed.stdout()).isLessThan(Duration.ofSeconds(ResumeClient.STEP_WAIT.toSeconds() + 10));
+    assertThat(listed.stdout()).contains("1 resume(s)").contains("resume-session-s-stray ");
 
     Run cancel = run(env, "resume", "s-stray", "--cancel");
     assertThat(cancel.exitCode()).as(cancel.stdout() + cancel.stderr()).isZero();

@@ -17,9 +17,16 @@ import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowExecutionMetadata;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.common.SearchAttributes;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Starts {@code ResumeSessionWorkflow} the way every starter must: workflow id {@code
@@ -28,6 +35,14 @@ import java.util.Optional;
  * ResumeConflictException} if it asks for the other one.
  */
 public final class ResumeClient {
+  /** How long {@link #list} waits for the steps of running resumes. */
+  public static final Duration STEP_WAIT = Duration.ofSeconds(3);
+  private static final ThreadFactory STEP_LOOKUP_THREADS = lookup -> {
+    Thread thread = new Thread(lookup, "resume-step-lookup");
+    thread.setDaemon(true); // one still waiting for its answer must not keep a CLI's JVM alive
+    return thread;
+  };
+
   private final WorkflowClient client;
   private final String taskQueue;
 
@@ -74,19 +89,37 @@ public final class ResumeClient {
   /**
    * The resumes the filter selects, newest first, at most {@code limit}: from Temporal's visibility
    * store (it lags a write by up to a second). The step of a running resume comes from its progress
-   * query, that of a failed one from its failure.
+   * query, asked of all of them at once and waited for at most {@link #STEP_WAIT} (a run no worker
+   * polls for, or whose workers are all down, cannot answer: its step stays unknown), that of a
+   * failed one from its failure.
    */
   public List<ResumeSummary> list(ResumeFilter filter, int limit) {
-    return client.listExecutions(filter.query()).limit(limit).map(this::summarize).toList();
+    List<WorkflowExecutionMetadata> runs = client.listExecutions(filter.query()).limit(limit).toList();
+    ExecutorService lookups = Executors.newCachedThreadPool(STEP_LOOKUP_THREADS);
+    try {
+      List<CompletableFuture<String>> steps = runs.stream()
+          .map(run -> CompletableFuture.supplyAsync(() -> step(handle(run), run.getStatus()), lookups)
+              .completeOnTimeout(null, STEP_WAIT.toMillis(), TimeUnit.MILLISECONDS))
+          .toList();
+      List<ResumeSummary> summaries = new ArrayList<>();
+      for (int i = 0; i < runs.size(); i++) {
+        summaries.add(summarize(runs.get(i), steps.get(i).join()));
+      }
+      return summaries;
+    } finally {
+      lookups.shutdownNow();
+    }
   }
 
-  private ResumeSummary summarize(WorkflowExecutionMetadata run) {
+  private ResumeHandle handle(WorkflowExecutionMetadata run) {
+    return handle(run.getExecution().getWorkflowId(), run.getExecution().getRunId());
+  }
+
+  private static ResumeSummary summarize(WorkflowExecutionMetadata run, String step) {
     SearchAttributes attributes = run.getTypedSearchAttributes();
     String status = run.getStatus().name().replace("WORKFLOW_EXECUTION_STATUS_", "");
-    String sessionId = attributes.get(SESSION_ID);
-    ResumeHandle handle = handle(run.getExecution().getWorkflowId(), run.getExecution().getRunId());
-    return new ResumeSummary(run.getExecution().getWorkflowId(), run.getExecution().getRunId(), status, sessionId,
-        attributes.get(TASK_ID), attributes.get(OUTCOME), step(handle, run.getStatus()), run.getStartTime(),
+    return new ResumeSummary(run.getExecution().getWorkflowId(), run.getExecution().getRunId(), status,
+        attributes.get(SESSION_ID), attributes.get(TASK_ID), attributes.get(OUTCOME), step, run.getStartTime(),
         run.getCloseTime());
   }
 
