@@ -1,5 +1,6 @@
 package dev.kandev.recovery.worker.tracing;
 
+import io.opentelemetry.api.GlobalOpenTelemetry;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.sdk.autoconfigure.AutoConfiguredOpenTelemetrySdk;
@@ -24,6 +25,7 @@ public final class Tracing {
   private static final String INSTRUMENTATION = "io.temporal";
 
   private static volatile Tracer tracer;
+  private static boolean installed;
 
   private Tracing() {}
 
@@ -51,7 +53,13 @@ public final class Tracing {
    * @throws io.opentelemetry.sdk.autoconfigure.spi.ConfigurationException an {@code OTEL_*} value it cannot use
    */
   public static synchronized void installFromEnvironment() {
-    if (tracer != null || !requested(System.getenv())) {
+    if (installed) {
+      return;
+    }
+    installed = true;
+    if (!requested(System.getenv())) {
+      // Else the first span lookup asks the SDK's autoconfiguration, which logs (JUL, on stderr) that it is off.
+      GlobalOpenTelemetry.set(OpenTelemetry.noop());
       return;
     }
     OpenTelemetry sdk = AutoConfiguredOpenTelemetrySdk.builder()

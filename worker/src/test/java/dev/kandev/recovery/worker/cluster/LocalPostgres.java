@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import dev.kandev.recovery.activities.testing.TempFolders;
+import dev.kandev.recovery.worker.harness.RealTemporalServer;
 
 /**
  * A PostgreSQL instance of the test's own (Debian's server binaries, {@code initdb} into a folder,
@@ -40,7 +41,7 @@ public final class LocalPostgres implements AutoCloseable {
       Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
       Path data = dir.resolve("data");
       Files.createDirectories(data);
-      LocalPostgres postgres = new LocalPostgres(data, freePort());
+      LocalPostgres postgres = new LocalPostgres(data, RealTemporalServer.freePort());
       if (ROOT) {
         postgres.run(Duration.ofSeconds(30), "chown", "-R", "postgres:postgres", dir.toString());
       }
@@ -145,11 +146,4 @@ public final class LocalPostgres implements AutoCloseable {
     return version.matches("\\d+") ? Integer.parseInt(version) : 0;
   }
 
-  private static int freePort() {
-    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return socket.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-  }
 }

@@ -16,6 +16,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -112,11 +113,17 @@ public final class RealTemporalServer {
   }
 
   public static int freePort() {
-    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return socket.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+    // Below the kernel's ephemeral range (32768 and up here): a port the kernel handed out for
+    // probing is the next one any outgoing connection may take before the server binds it.
+    for (int attempt = 0; attempt < 200; attempt++) {
+      int port = ThreadLocalRandom.current().nextInt(10_000, 20_000);
+      try (ServerSocket socket = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
+        return port;
+      } catch (IOException taken) {
+        // try another
+      }
     }
+    throw new IllegalStateException("found no free port between 10000 and 20000");
   }
 
   private static boolean answers(int port) {

@@ -88,13 +88,15 @@ public class MetricsIT {
     assertThat(after.value("kandev_sessions_starting")).as("every resume ended").isZero();
     assertThat(after.value("kandev_worker_beats_total", "result=\"recorded\"")).isPositive();
 
-    // The alert rules, evaluated by promtool on these scrapes as if scraped every minute: the failed
-    // launch pages twice (its counter's first sample is already 1), nothing else fires.
+    // The alert rules, evaluated by promtool on these scrapes as if scraped every minute: each failure
+    // type pages (a counter's first sample is already 1), the failed launch also as waiting beyond the
+    // host wait; nothing else fires.
     Promtool.Result rules = new AlertRuleTest(Scrape.parse(before), after, "worker-metrics")
         .expect(AlertRuleTest.BEFORE - 1, ".*", List.of())
         .expect(AlertRuleTest.BEFORE + 1, ".*", List.of(
             "alertname=\"KandevLaunchesWaitingBeyondHostWait\", severity=\"page\"",
-            "alertname=\"KandevResumesFailing\", failure_type=\"AGENT_HOST_UNAVAILABLE\", severity=\"page\""))
+            "alertname=\"KandevResumesFailing\", failure_type=\"AGENT_HOST_UNAVAILABLE\", severity=\"page\"",
+            "alertname=\"KandevResumesFailing\", failure_type=\"SESSION_NOT_FOUND\", severity=\"page\""))
         .expect(AlertRuleTest.BEFORE + 11, ".*", List.of()) // ten minutes without another failure: resolved
         .run(cluster.dir().resolve("promtool"));
     assertThat(rules.exitCode()).as(rules.output()).isZero();
