@@ -204,7 +204,8 @@ class TemporalClusterIT {
    * The PostgreSQL under Temporal's databases and the project's schema stopped (as a restart does)
    * while launches are held in ACP initialize and more wait in the host's launch queue; the held
    * agents answer while it is down, so their settles meet no database. Once it is back every resume
-   * ends settled or restored, each agent launched once.
+   * ends settled or restored (a held one whose store retries ran out fails and is restored), each
+   * agent launched once.
    */
   @Test
   void aPostgresRestartDuringResumesLosesNoResume() throws Exception {
@@ -222,7 +223,12 @@ class TemporalClusterIT {
 
     Map<String, String> outcomes = outcomes(handles, "a restart of PostgreSQL");
     assertSettledOrRestored(outcomes);
-    assertThat(outcomes.values()).as("a short outage only delays the resumes").containsOnly("STARTED_FRESH");
+    // A store step whose retries end during the outage fails its resume, which compensates: the session
+    // is restored (above), never left STARTING; most resumes only wait.
+    assertThat(outcomes.values()).as("each resume started fresh or failed and was restored")
+        .allMatch(o -> o.equals("STARTED_FRESH") || o.startsWith("FAILED "));
+    assertThat(outcomes.values()).as("most resumes only wait for PostgreSQL").filteredOn("STARTED_FRESH"::equals)
+        .hasSizeGreaterThanOrEqualTo(resumes - cap);
   }
 
   /**
