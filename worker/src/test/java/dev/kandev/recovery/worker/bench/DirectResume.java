@@ -4,58 +4,42 @@ import dev.kandev.recovery.activities.testing.bench.Latencies;
 import dev.kandev.recovery.worker.Components;
 import dev.kandev.recovery.workflows.model.Fence;
 import dev.kandev.recovery.workflows.model.SessionState;
-import dev.kandev.recovery.workflows.resume.AgentActivities;
 import dev.kandev.recovery.workflows.resume.CredentialActivities;
 import dev.kandev.recovery.workflows.resume.CredentialLease;
 import dev.kandev.recovery.workflows.resume.LaunchOutcome;
-import dev.kandev.recovery.workflows.resume.ResumeActivityOptions;
 import dev.kandev.recovery.workflows.resume.ResumeContext;
 import dev.kandev.recovery.workflows.resume.ResumeLockActivities;
 import dev.kandev.recovery.workflows.resume.ResumeLockOwner;
 import dev.kandev.recovery.workflows.resume.ResumeMode;
 import dev.kandev.recovery.workflows.resume.SessionActivities;
-import io.temporal.testing.TestActivityEnvironment;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
 /**
  * The happy path of the resume saga without Temporal: the worker's own activity objects ({@link
- * Components#activities()}) called in the workflow's order — lock, context, STARTING, lease,
- * snapshot, launch, settle, unlock. The store and broker steps are plain method calls. The launch
- * needs an activity context (it heartbeats while the agent starts), so it runs in a {@link
- * TestActivityEnvironment}: in process, with the real activity code and the SDK's real heartbeat
- * path, and only a payload round trip more than a method call. Calling the agent host directly
- * instead would skip the launch activity's own work (binding the host, minting tokens, the
- * heartbeat loop) and so flatter the direct path. Each lane (a thread of a parallel run) has its own
- * environment: one environment serves one activity at a time.
+ * SagaSteps}) called in the workflow's order — lock, context, STARTING, lease, snapshot, launch,
+ * settle, unlock. The store and broker steps are plain method calls; the launch runs in a {@link
+ * io.temporal.testing.TestActivityEnvironment}, only a payload round trip more than a method call.
+ * Calling the agent host directly instead would skip the launch activity's own work (binding the
+ * host, minting tokens, the heartbeat loop) and so flatter the direct path.
  */
 public final class DirectResume implements AutoCloseable {
+  private final SagaSteps saga;
   private final ResumeLockActivities locks;
   private final SessionActivities sessions;
   private final CredentialActivities credentials;
-  private final List<TestActivityEnvironment> environments = new ArrayList<>();
-  private final List<AgentActivities> launchers = new ArrayList<>();
   private final AtomicLong runs = new AtomicLong();
   /** Per step, when {@link #recordSteps} is on: the call's wall time. */
   private final Map<String, Latencies> steps = new LinkedHashMap<>();
   private volatile boolean recordSteps;
 
   public DirectResume(Components components, int lanes) {
-    List<Object> activities = components.registrations().activities();
-    this.locks = find(activities, ResumeLockActivities.class);
-    this.sessions = find(activities, SessionActivities.class);
-    this.credentials = find(activities, CredentialActivities.class);
-    AgentActivities agent = find(activities, AgentActivities.class);
-    for (int lane = 0; lane < lanes; lane++) {
-      TestActivityEnvironment environment = TestActivityEnvironment.newInstance();
-      environment.registerActivitiesImplementations(agent);
-      environments.add(environment);
-      launchers.add(environment.newActivityStub(AgentActivities.class, ResumeActivityOptions.LAUNCH));
-    }
+    this.saga = new SagaSteps(components, lanes);
+    this.locks = saga.locks;
+    this.sessions = saga.sessions;
+    this.credentials = saga.credentials;
   }
 
   /** Resumes a FAILED session with a stored token on {@code lane}; returns the launch's outcome. */
@@ -72,7 +56,7 @@ public final class DirectResume implements AutoCloseable {
       sessions.persistCredentialSnapshot(sessionId, lease.snapshot(), fence);
       return null;
     });
-    LaunchOutcome launched = step("LaunchAgent", () -> launchers.get(lane).launchAgent(sessionId, lease.leaseIds(), fence));
+    LaunchOutcome launched = step("LaunchAgent", () -> saga.launcher(lane).launchAgent(sessionId, lease.leaseIds(), fence));
     SessionState state = step("SettleSession", () -> sessions.settleSession(sessionId, fence));
     step("ReleaseResumeLock", () -> {
       locks.releaseResumeLock(sessionId, owner);
@@ -104,13 +88,8 @@ public final class DirectResume implements AutoCloseable {
     return result;
   }
 
-  private static <T> T find(List<Object> activities, Class<T> type) {
-    return activities.stream().filter(type::isInstance).map(type::cast).findFirst()
-        .orElseThrow(() -> new IllegalStateException("no " + type.getSimpleName() + " among the worker's activities"));
-  }
-
   @Override
   public void close() {
-    environments.forEach(TestActivityEnvironment::close);
+    saga.close();
   }
 }

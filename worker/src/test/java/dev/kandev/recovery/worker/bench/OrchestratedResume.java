@@ -3,6 +3,7 @@ package dev.kandev.recovery.worker.bench;
 import dev.kandev.recovery.worker.Components;
 import dev.kandev.recovery.worker.TemporalWorkers;
 import dev.kandev.recovery.worker.cluster.LocalTemporalCluster;
+import dev.kandev.recovery.worker.dev.DevTemporalServer;
 import dev.kandev.recovery.worker.harness.ActivityStepTimes;
 import dev.kandev.recovery.worker.harness.RealTemporalServer;
 import dev.kandev.recovery.worker.temporal.SearchAttributeRegistrar;
@@ -20,6 +21,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 
 /**
@@ -32,14 +34,17 @@ public final class OrchestratedResume implements AutoCloseable {
   public static final String QUEUE = "kandev-recovery-bench";
 
   private final AutoCloseable server;
+  private final Supplier<List<ProcessHandle>> serverProcesses;
   private final TemporalConnection connection;
   private final WorkerFactory factory;
   private final ResumeClient resumes;
   private final List<ResumeHandle> recorded = new CopyOnWriteArrayList<>();
   private volatile boolean record;
 
-  private OrchestratedResume(AutoCloseable server, String target, Components components, UnaryOperator<WorkerOptions> tuning) {
+  private OrchestratedResume(AutoCloseable server, Supplier<List<ProcessHandle>> serverProcesses, String target,
+      Components components, UnaryOperator<WorkerOptions> tuning) {
     this.server = server;
+    this.serverProcesses = serverProcesses;
     this.connection = TemporalConnection.open(target, "default", "bench-" + target);
     SearchAttributeRegistrar.register(connection.service, "default");
     this.factory = WorkerFactory.newInstance(connection.client, TemporalWorkers.factoryOptions());
@@ -52,7 +57,7 @@ public final class OrchestratedResume implements AutoCloseable {
   /** The SDK's in-memory test server, as {@code ResumeHarness} uses it. */
   public static OrchestratedResume onTestServer(Components components) {
     int port = RealTemporalServer.freePort();
-    return new OrchestratedResume(TestServer.createPortBoundServer(port, false), "127.0.0.1:" + port,
+    return new OrchestratedResume(TestServer.createPortBoundServer(port, false), List::of, "127.0.0.1:" + port,
         components, UnaryOperator.identity());
   }
 
@@ -60,7 +65,14 @@ public final class OrchestratedResume implements AutoCloseable {
   static OrchestratedResume onDevServer(Components components, Path stateDir, Path databaseFile, List<String> flags,
       UnaryOperator<WorkerOptions> tuning) {
     RealTemporalServer.Flagged server = RealTemporalServer.startWith(stateDir, databaseFile, flags);
-    return new OrchestratedResume(server, server.address(), components, tuning);
+    return new OrchestratedResume(server, () -> List.of(server.process()), server.address(), components, tuning);
+  }
+
+  /** The dev server exactly as {@code kandev-recovery dev} starts it (SQLite file in WAL mode, Web UI). */
+  static OrchestratedResume asDevRunsIt(Components components, Path stateDir) {
+    DevTemporalServer server = RealTemporalServer.start(stateDir);
+    return new OrchestratedResume(server, () -> ProcessHandle.of(server.pid()).stream().toList(), server.address(),
+        components, UnaryOperator.identity());
   }
 
   /**
@@ -68,7 +80,16 @@ public final class OrchestratedResume implements AutoCloseable {
    * operator API); the caller owns the cluster.
    */
   static OrchestratedResume onCluster(Components components, LocalTemporalCluster cluster) {
-    return new OrchestratedResume(() -> {}, cluster.address(), components, UnaryOperator.identity());
+    return new OrchestratedResume(() -> {}, cluster::serviceProcesses, cluster.address(), components,
+        UnaryOperator.identity());
+  }
+
+  /**
+   * The server's processes (with their children, they are all of its CPU); none for the SDK's test
+   * server, which runs in this JVM.
+   */
+  public List<ProcessHandle> serverProcesses() {
+    return serverProcesses.get();
   }
 
   public ResumeResult resume(String sessionId, ResumeMode mode, ResumeOutcome expected) throws Exception {

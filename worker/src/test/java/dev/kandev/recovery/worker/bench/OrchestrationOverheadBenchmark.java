@@ -1,5 +1,7 @@
 package dev.kandev.recovery.worker.bench;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static dev.kandev.recovery.worker.bench.ResumeBenchSessions.CPU_RESUMES;
 import static dev.kandev.recovery.worker.bench.ResumeBenchSessions.PARALLEL;
 import static dev.kandev.recovery.worker.bench.ResumeBenchSessions.PER_THREAD;
 import static dev.kandev.recovery.worker.bench.ResumeBenchSessions.SEQUENTIAL;
@@ -34,6 +36,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -42,13 +45,15 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The orchestration's overhead, side by side: the same RESUME of the same FAILED sessions (stored
- * token, the Node test agent, real PostgreSQL, one {@link Components}) run directly in process
- * ({@link DirectResume}), as the workflow on the SDK's test server, on a real dev server, and on the
- * production-shaped cluster of {@code scripts/cluster} (its own PostgreSQL, every service a process,
- * two frontends behind nginx). Sequential resumes are interleaved (each round runs every path once, in a rotating
- * order) so the machine's noise falls on all of them alike; then each path runs 4 in parallel.
- * Then levers that need no workflow change, each on a fresh dev server against the direct path
- * measured again in the same interleaving. Between two resumes of a session it is reset untimed.
+ * token, the Node test agent, real PostgreSQL, one {@link Components} per way) run directly in
+ * process ({@link DirectResume}), as the workflow on the SDK's test server, on a real dev server
+ * (default journal, and as {@code dev} runs it), on the production-shaped cluster of {@code
+ * scripts/cluster} (its own PostgreSQL, every service a process, two frontends behind nginx), and as
+ * a DBOS Transact workflow, the peer ({@link DbosPeer}). Sequential resumes are interleaved (each
+ * round runs every way once, in a rotating order) so the machine's noise falls on all of them alike;
+ * then each way 4 in parallel. Then each way alone for its CPU per resume ({@link CpuMeter}). Then
+ * levers that need no workflow change, each on a fresh dev server against the direct path measured
+ * again in the same interleaving. Between two resumes of a session it is reset untimed.
  */
 @Tag("benchmark")
 public class OrchestrationOverheadBenchmark {
@@ -60,8 +65,20 @@ public class OrchestrationOverheadBenchmark {
   private final List<Components> workers = new ArrayList<>();
   private Path modeFile;
 
-  /** One way to run the resume: {@code lane} is the parallel thread (0 when sequential). */
-  private record Way(String name, Resume resume) {}
+  /**
+   * One way to run the resume: {@code lane} is the parallel thread (0 when sequential). {@code server}
+   * gives its server's processes; {@code noServerProcess} says why there are none (null when there are).
+   */
+  private record Way(String name, Resume resume, Supplier<List<ProcessHandle>> server, String noServerProcess) {
+    Way(String name, Resume resume) {
+      this(name, resume, List::of, "none");
+    }
+
+    Way(String name, OrchestratedResume orchestrated) {
+      this(name, (sessionId, lane) -> orchestrated.resume(sessionId, ResumeMode.RESUME, ResumeOutcome.RESUMED),
+          orchestrated::serverProcesses, null);
+    }
+  }
 
   @FunctionalInterface
   private interface Resume {
@@ -84,19 +101,31 @@ public class OrchestrationOverheadBenchmark {
         OrchestratedResume testServer = OrchestratedResume.onTestServer(worker("bench-test-server"));
         OrchestratedResume devServer = OrchestratedResume.onDevServer(worker("bench-dev-server"), tempDir.resolve("dev"),
             tempDir.resolve("dev/temporal.db"), List.of(), UnaryOperator.identity());
-        OrchestratedResume onCluster = OrchestratedResume.onCluster(worker("bench-cluster"), cluster)) {
+        OrchestratedResume devAsDev = OrchestratedResume.asDevRunsIt(worker("bench-dev-wal"), tempDir.resolve("dev-wal"));
+        OrchestratedResume onCluster = OrchestratedResume.onCluster(worker("bench-cluster"), cluster);
+        PeerResume dbos = DbosPeer.start(worker("bench-dbos"), PARALLEL)) {
       sessions.establish(id -> testServer.resume(id, ResumeMode.START_FRESH, ResumeOutcome.STARTED_FRESH), workers);
       Way directWay = new Way("direct (activities in process)", direct::resume);
-      Way testWay = new Way("workflow, SDK test server", orchestrated(testServer));
-      Way devWay = new Way("workflow, dev server (SQLite file)", orchestrated(devServer));
-      Way clusterWay = new Way("workflow, cluster (PostgreSQL, 16 shards)", orchestrated(onCluster));
+      Way testWay = new Way("workflow, SDK test server",
+          (id, lane) -> testServer.resume(id, ResumeMode.RESUME, ResumeOutcome.RESUMED), List::of, "in JVM");
+      Way devWay = new Way("workflow, dev server (SQLite file)", devServer);
+      Way devAsDevWay = new Way("workflow, dev server as `dev` runs it (WAL)", devAsDev);
+      Way clusterWay = new Way("workflow, cluster (PostgreSQL, 16 shards)", onCluster);
+      Way dbosWay = new Way("DBOS Transact workflow (peer)", dbos::resume);
+      List<Way> ways = List.of(directWay, testWay, devWay, devAsDevWay, clusterWay, dbosWay);
 
-      Map<String, Figures> main = measure(List.of(directWay, testWay, devWay, clusterWay), on -> {
+      Map<String, Figures> main = measure(ways, on -> {
         direct.recordSteps(on);
         devServer.record(on);
       });
       printSideBySide(machine, main, directWay.name());
       printSteps(direct, devServer.stepTimes());
+
+      List<ProcessHandle> servers = new ArrayList<>();
+      ways.forEach(way -> servers.addAll(way.server().get()));
+      CpuMeter meter = new CpuMeter(List.of(CpuMeter.postmaster(db.dataSource()), CpuMeter.postmaster(postgres.dataSource())),
+          servers);
+      printCpu(machine, measureCpu(ways, meter), ways);
 
       Map<String, Figures> levers = new LinkedHashMap<>();
       Map<String, Figures> directAgain = new LinkedHashMap<>();
@@ -108,7 +137,7 @@ public class OrchestrationOverheadBenchmark {
         Components leverWorker = worker("bench-" + dir.getFileName());
         try (OrchestratedResume server = OrchestratedResume.onDevServer(leverWorker, dir,
             lever.keepsFile() ? dir.resolve("temporal.db") : null, lever.serverFlags(), lever.tuning())) {
-          Map<String, Figures> figures = measure(List.of(directWay, new Way(lever.name(), orchestrated(server))), on -> {});
+          Map<String, Figures> figures = measure(List.of(directWay, new Way(lever.name(), server)), on -> {});
           levers.put(lever.name(), figures.get(lever.name()));
           directAgain.put(lever.name(), figures.get(directWay.name()));
         } finally {
@@ -120,6 +149,36 @@ public class OrchestrationOverheadBenchmark {
     } finally {
       workers.forEach(Components::close);
     }
+  }
+
+  /**
+   * Each way alone, {@link ResumeBenchSessions#CPU_RESUMES} sequential resumes (with their untimed
+   * resets, the same for every way), read before and after: the CPU each process group spent, per
+   * resume. Asserts what it measured: every resume settled (a way throws otherwise), the server's
+   * processes there when a way has them, no reading went backwards, and the agents' share is not
+   * zero (each resume starts a Node process).
+   */
+  private Map<String, CpuMeter.Sample> measureCpu(List<Way> ways, CpuMeter meter) throws Exception {
+    Map<String, CpuMeter.Sample> perResume = new LinkedHashMap<>();
+    for (Way way : ways) {
+      List<ProcessHandle> server = way.server().get();
+      assertThat(server.isEmpty()).as("%s has server processes", way.name()).isEqualTo(way.noServerProcess() != null);
+      CpuMeter.Sample before = meter.read(server);
+      int settled = 0;
+      for (int i = 0; i < CPU_RESUMES; i++) {
+        resumeAndReset(way, session(i % SESSIONS), 0);
+        settled++;
+      }
+      CpuMeter.Sample spent = meter.read(server).minus(before);
+      assertThat(settled).as("resumes of %s settled", way.name()).isEqualTo(CPU_RESUMES);
+      assertThat(way.server().get()).as("the server processes of %s after its phase", way.name())
+          .containsExactlyInAnyOrderElementsOf(server);
+      assertThat(List.of(spent.server(), spent.jvm(), spent.postgres(), spent.agent()))
+          .as("CPU ms spent by %s (server, JVM, PostgreSQL, agent)", way.name()).allMatch(ms -> ms >= 0);
+      assertThat(spent.agent()).as("agent CPU of %s's %d launches", way.name(), CPU_RESUMES).isPositive();
+      perResume.put(way.name(), spent);
+    }
+    return perResume;
   }
 
   /**
@@ -157,10 +216,6 @@ public class OrchestrationOverheadBenchmark {
         new Lever("dev server store in memory (no SQLite file)", false, List.of(), UnaryOperator.identity()),
         new Lever("in memory + eager activity execution", false,
             List.of("--dynamic-config-value", "system.enableActivityEagerExecution=true"), UnaryOperator.identity()));
-  }
-
-  private Resume orchestrated(OrchestratedResume server) {
-    return (sessionId, lane) -> server.resume(sessionId, ResumeMode.RESUME, ResumeOutcome.RESUMED);
   }
 
   /**
@@ -212,7 +267,7 @@ public class OrchestrationOverheadBenchmark {
         f.sequential().medianMillis(), f.sequential().p95Millis(), ratios(f.sequential(), direct.sequential()),
         f.parallel().medianMillis(), f.parallel().p95Millis(), ratios(f.parallel(), direct.parallel()),
         f.parallelPerSecond())));
-    print("RESUME of a FAILED session with a stored token, four ways (ms, client side; x direct = median / p95 ratio)",
+    print("RESUME of a FAILED session with a stored token, " + figures.size() + " ways (ms, client side; x direct = median / p95 ratio)",
         machine, lines, "sequential: " + SEQUENTIAL + " per path, interleaved; parallel: " + PARALLEL + " threads x "
             + PER_THREAD + ", a session each; res/s counts the untimed reset.");
   }
@@ -265,6 +320,26 @@ public class OrchestrationOverheadBenchmark {
     });
     print("Levers without a workflow change (medians in ms; x direct against the direct path of the same interleaving)",
         machine, lines, "each lever on a fresh dev server; production worker options unless the lever says otherwise.");
+  }
+
+  private static void printCpu(String machine, Map<String, CpuMeter.Sample> spent, List<Way> ways) {
+    List<String> lines = new ArrayList<>();
+    lines.add(String.format(Locale.ROOT, "| %-42s | %9s | %10s | %10s | %9s | %9s |",
+        "way", "server", "worker JVM", "PostgreSQL", "agent", "total"));
+    for (Way way : ways) {
+      CpuMeter.Sample s = spent.get(way.name());
+      String server = way.noServerProcess() != null ? way.noServerProcess() : perResume(s.server());
+      lines.add(String.format(Locale.ROOT, "| %-42s | %9s | %10s | %10s | %9s | %9s |", way.name(), server,
+          perResume(s.jvm()), perResume(s.postgres()), perResume(s.agent()), perResume(s.total())));
+    }
+    print("CPU-ms per resume: server | worker JVM | PostgreSQL | agent | total", machine, lines,
+        "each way alone, " + CPU_RESUMES + " sequential resumes with their untimed resets, from /proc (10 ms ticks);"
+            + " PostgreSQL is every process of both instances (the shared one and the cluster's); the worker JVM is this"
+            + " whole JVM (the other ways' idle workers too, and the SDK test server's own work).");
+  }
+
+  private static String perResume(long millis) {
+    return String.format(Locale.ROOT, "%.1f", millis / (double) CPU_RESUMES);
   }
 
   private static String ratios(Latencies path, Latencies direct) {

@@ -20,10 +20,17 @@ import java.util.Set;
  */
 public final class ResumeBenchSessions {
   public static final int SESSIONS = 4;
-  public static final int WARM_UP = 4;
-  public static final int SEQUENTIAL = 20;
-  public static final int PARALLEL = 4;
-  public static final int PER_THREAD = 5;
+  /**
+   * Sequential rounds (every way once each); {@code -Dbench.rounds=3} makes a smoke run, and the
+   * other counts follow it unless set themselves.
+   */
+  public static final int SEQUENTIAL = count("bench.rounds", 20);
+  public static final int WARM_UP = count("bench.warmUp", Math.min(4, SEQUENTIAL));
+  /** Threads of a parallel run, a session each (so at most {@link #SESSIONS}). */
+  public static final int PARALLEL = Math.min(SESSIONS, count("bench.parallel", 4));
+  public static final int PER_THREAD = count("bench.perThread", (SEQUENTIAL + 3) / 4);
+  /** Sequential resumes of one way alone, for its CPU per resume. */
+  public static final int CPU_RESUMES = count("bench.cpuResumes", SEQUENTIAL);
 
   /** A session's first launch (START_FRESH), so that its agent creates the provider session a RESUME loads. */
   @FunctionalInterface
@@ -59,5 +66,13 @@ public final class ResumeBenchSessions {
     if (!moved.won()) {
       throw new IllegalStateException("reset of " + sessionId + " lost: " + moved);
     }
+  }
+
+  private static int count(String property, int byDefault) {
+    int value = Integer.getInteger(property, byDefault);
+    if (value < 1) {
+      throw new IllegalArgumentException(property + "=" + value + ": expected at least 1");
+    }
+    return value;
   }
 }

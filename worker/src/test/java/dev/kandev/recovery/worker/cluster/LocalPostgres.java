@@ -12,6 +12,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import javax.sql.DataSource;
+import org.postgresql.ds.PGSimpleDataSource;
 import dev.kandev.recovery.activities.testing.TempFolders;
 import dev.kandev.recovery.worker.harness.RealTemporalServer;
 
@@ -61,6 +63,14 @@ public final class LocalPostgres implements AutoCloseable {
 
   public String jdbcUrl() {
     return "jdbc:postgresql://" + hostPort() + "/postgres";
+  }
+
+  /** Connections as {@code postgres} to its database {@code postgres}, each opened when asked for. */
+  public DataSource dataSource() {
+    PGSimpleDataSource dataSource = new PGSimpleDataSource();
+    dataSource.setUrl(jdbcUrl());
+    dataSource.setUser("postgres");
+    return dataSource;
   }
 
   /** Stops the server as an operator's restart does (fast: active sessions are disconnected). */

@@ -100,6 +100,28 @@ public final class LocalTemporalCluster implements AutoCloseable {
     return script(Duration.ofMinutes(3), args.toArray(String[]::new));
   }
 
+  /**
+   * The processes of the services a call goes through: the balancer (nginx, whose workers are its
+   * children) and the four Temporal services (both frontends), from the pid files of {@code
+   * scripts/cluster}; a service that is not running is left out. Not the Web UI.
+   */
+  public List<ProcessHandle> serviceProcesses() {
+    List<ProcessHandle> processes = new ArrayList<>();
+    for (String service : SERVICES) {
+      Path pidFile = dir.resolve("pids").resolve(service + ".pid");
+      if (service.equals("ui") || !Files.exists(pidFile)) {
+        continue;
+      }
+      try {
+        ProcessHandle.of(Long.parseLong(Files.readString(pidFile).strip())).filter(ProcessHandle::isAlive)
+            .ifPresent(processes::add);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+    return processes;
+  }
+
   public String status() {
     return script(Duration.ofSeconds(30), "status");
   }

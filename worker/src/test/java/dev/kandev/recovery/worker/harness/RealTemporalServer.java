@@ -93,6 +93,11 @@ public final class RealTemporalServer {
       return "127.0.0.1:" + port;
     }
 
+    /** The server's process (a benchmark reads its CPU). */
+    public ProcessHandle process() {
+      return process.toHandle();
+    }
+
     @Override
     public void close() throws InterruptedException {
       process.descendants().forEach(ProcessHandle::destroy);
