@@ -4,8 +4,12 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import dev.kandev.recovery.activities.testing.Await;
+import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
 import javax.sql.DataSource;
 
 /**
@@ -42,6 +46,13 @@ final class CpuMeter {
   Sample read(Collection<ProcessHandle> server) {
     return new Sample(ProcessCpu.treeMillis(server), ProcessCpu.jvmMillis(), ProcessCpu.treeMillis(postmasters),
         ProcessCpu.childrenMillis(startedServers));
+  }
+
+  /** Waits until the JVM has no child but the servers it started: every agent has exited and been reaped. */
+  void awaitNoAgent() {
+    Set<Long> servers = startedServers.stream().map(ProcessHandle::pid).collect(Collectors.toSet());
+    Await.until(() -> ProcessHandle.current().children().allMatch(child -> servers.contains(child.pid())),
+        Duration.ofSeconds(30), "the agents to exit");
   }
 
   /** The postmaster of the instance {@code dataSource} connects to: the parent of its backend. */

@@ -126,6 +126,8 @@ public class OrchestrationOverheadBenchmark {
       CpuMeter meter = new CpuMeter(List.of(CpuMeter.postmaster(db.dataSource()), CpuMeter.postmaster(postgres.dataSource())),
           servers);
       printCpu(machine, measureCpu(ways, meter), ways);
+      assertThat(dbos.checkpointedRuns()).as("DBOS runs recorded as succeeded, all 8 steps checkpointed")
+          .isEqualTo(dbos.runs()).isEqualTo((long) WARM_UP + SEQUENTIAL + PARALLEL * PER_THREAD + CPU_RESUMES);
 
       Map<String, Figures> levers = new LinkedHashMap<>();
       Map<String, Figures> directAgain = new LinkedHashMap<>();
@@ -163,12 +165,14 @@ public class OrchestrationOverheadBenchmark {
     for (Way way : ways) {
       List<ProcessHandle> server = way.server().get();
       assertThat(server.isEmpty()).as("%s has server processes", way.name()).isEqualTo(way.noServerProcess() != null);
+      meter.awaitNoAgent();
       CpuMeter.Sample before = meter.read(server);
       int settled = 0;
       for (int i = 0; i < CPU_RESUMES; i++) {
         resumeAndReset(way, session(i % SESSIONS), 0);
         settled++;
       }
+      meter.awaitNoAgent(); // its last agent's exit is its own
       CpuMeter.Sample spent = meter.read(server).minus(before);
       assertThat(settled).as("resumes of %s settled", way.name()).isEqualTo(CPU_RESUMES);
       assertThat(way.server().get()).as("the server processes of %s after its phase", way.name())
@@ -260,10 +264,10 @@ public class OrchestrationOverheadBenchmark {
   private static void printSideBySide(String machine, Map<String, Figures> figures, String directName) {
     Figures direct = figures.get(directName);
     List<String> lines = new ArrayList<>();
-    lines.add(String.format(Locale.ROOT, "| %-42s | %9s | %8s | %9s | %9s | %8s | %9s | %9s |",
+    lines.add(String.format(Locale.ROOT, "| %-44s | %9s | %8s | %9s | %9s | %8s | %9s | %9s |",
         "path", "seq med", "seq p95", "x direct", "par med", "par p95", "x direct", "par res/s"));
     figures.forEach((name, f) -> lines.add(String.format(Locale.ROOT,
-        "| %-42s | %9.1f | %8.1f | %9s | %9.1f | %8.1f | %9s | %9.1f |", name,
+        "| %-44s | %9.1f | %8.1f | %9s | %9.1f | %8.1f | %9s | %9.1f |", name,
         f.sequential().medianMillis(), f.sequential().p95Millis(), ratios(f.sequential(), direct.sequential()),
         f.parallel().medianMillis(), f.parallel().p95Millis(), ratios(f.parallel(), direct.parallel()),
         f.parallelPerSecond())));
@@ -324,12 +328,12 @@ public class OrchestrationOverheadBenchmark {
 
   private static void printCpu(String machine, Map<String, CpuMeter.Sample> spent, List<Way> ways) {
     List<String> lines = new ArrayList<>();
-    lines.add(String.format(Locale.ROOT, "| %-42s | %9s | %10s | %10s | %9s | %9s |",
+    lines.add(String.format(Locale.ROOT, "| %-44s | %9s | %10s | %10s | %9s | %9s |",
         "way", "server", "worker JVM", "PostgreSQL", "agent", "total"));
     for (Way way : ways) {
       CpuMeter.Sample s = spent.get(way.name());
       String server = way.noServerProcess() != null ? way.noServerProcess() : perResume(s.server());
-      lines.add(String.format(Locale.ROOT, "| %-42s | %9s | %10s | %10s | %9s | %9s |", way.name(), server,
+      lines.add(String.format(Locale.ROOT, "| %-44s | %9s | %10s | %10s | %9s | %9s |", way.name(), server,
           perResume(s.jvm()), perResume(s.postgres()), perResume(s.agent()), perResume(s.total())));
     }
     print("CPU-ms per resume: server | worker JVM | PostgreSQL | agent | total", machine, lines,

@@ -2,7 +2,11 @@ package dev.kandev.recovery.worker.bench.dbos;
 
 import dev.dbos.transact.DBOS;
 import dev.dbos.transact.config.DBOSConfig;
+import dev.dbos.transact.workflow.ListWorkflowsInput;
+import dev.dbos.transact.workflow.StepInfo;
 import dev.dbos.transact.workflow.Workflow;
+import dev.dbos.transact.workflow.WorkflowState;
+import dev.dbos.transact.workflow.WorkflowStatus;
 import dev.kandev.recovery.activities.testing.TestDatabase;
 import dev.kandev.recovery.worker.Components;
 import dev.kandev.recovery.worker.bench.PeerResume;
@@ -18,6 +22,7 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -38,6 +43,8 @@ public final class DbosResume implements PeerResume {
   /** What a run returns (checkpointed by DBOS as its result). */
   public record Settled(LaunchOutcome launched, SessionState state) {}
 
+  private static final int SAGA_STEPS = 8;
+
   private final String database;
   private final SagaSteps saga;
   private final DBOS dbos;
@@ -53,8 +60,7 @@ public final class DbosResume implements PeerResume {
           .withDatabaseUrl(TestDatabase.URL.replaceFirst("/[^/?]+(\\?|$)", "/" + database + "$1"))
           .withDbUser(TestDatabase.USER)
           .withDbPassword("")
-          .withAppVersion("bench")
-          .disableAdminServer());
+          .withAppVersion("bench")); // no admin server by default
       this.workflow = dbos.registerProxy(ResumeWorkflow.class, new Steps(dbos, saga));
       dbos.launch();
     } catch (RuntimeException e) {
@@ -74,9 +80,23 @@ public final class DbosResume implements PeerResume {
     return settled.launched();
   }
 
-  /** Workflows this instance ran to a settled session. */
+  @Override
   public long runs() {
     return runs.get();
+  }
+
+  @Override
+  public long checkpointedRuns() {
+    List<WorkflowStatus> succeeded =
+        dbos.listWorkflows(new ListWorkflowsInput().withStatus(List.of(WorkflowState.SUCCESS)).withLoadInput(false));
+    for (WorkflowStatus run : succeeded) {
+      List<StepInfo> steps = dbos.listWorkflowSteps(run.workflowId());
+      if (steps.size() != SAGA_STEPS) {
+        throw new IllegalStateException("DBOS run " + run.workflowId() + " checkpointed " + steps.size() + " steps, not "
+            + SAGA_STEPS + ": " + steps);
+      }
+    }
+    return succeeded.size();
   }
 
   /** The workflow: the saga's steps in the workflow's order, each a DBOS step (checkpointed). */
