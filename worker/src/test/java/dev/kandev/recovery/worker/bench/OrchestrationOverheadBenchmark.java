@@ -1,6 +1,5 @@
 package dev.kandev.recovery.worker.bench;
 
-import static org.assertj.core.api.Assertions.assertThat;
 import static dev.kandev.recovery.worker.bench.ResumeBenchSessions.CPU_RESUMES;
 import static dev.kandev.recovery.worker.bench.ResumeBenchSessions.PARALLEL;
 import static dev.kandev.recovery.worker.bench.ResumeBenchSessions.PER_THREAD;
@@ -8,6 +7,7 @@ import static dev.kandev.recovery.worker.bench.ResumeBenchSessions.SEQUENTIAL;
 import static dev.kandev.recovery.worker.bench.ResumeBenchSessions.SESSIONS;
 import static dev.kandev.recovery.worker.bench.ResumeBenchSessions.WARM_UP;
 import static dev.kandev.recovery.worker.bench.ResumeBenchSessions.session;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kandev.recovery.activities.agent.AgentHostSettings;
 import dev.kandev.recovery.activities.agent.AgentProfiles;
@@ -87,6 +87,9 @@ public class OrchestrationOverheadBenchmark {
 
   private record Figures(Latencies sequential, Latencies parallel, double parallelPerSecond) {}
 
+  /** A way's CPU phase: what it spent and over how much wall time. */
+  private record Spent(CpuMeter.Sample cpu, long wallMillis) {}
+
   /** @param keepsFile whether the dev server keeps its store in a SQLite file, as {@code dev} runs it */
   private record Lever(String name, boolean keepsFile, List<String> serverFlags, UnaryOperator<WorkerOptions> tuning) {}
 
@@ -125,7 +128,7 @@ public class OrchestrationOverheadBenchmark {
       ways.forEach(way -> servers.addAll(way.server().get()));
       CpuMeter meter = new CpuMeter(List.of(CpuMeter.postmaster(db.dataSource()), CpuMeter.postmaster(postgres.dataSource())),
           servers);
-      printCpu(machine, measureCpu(ways, meter), ways);
+      printCpu(machine, measureCpu(ways, meter), ways, idle(ways, meter));
       assertThat(dbos.checkpointedRuns()).as("DBOS runs recorded as succeeded, all 8 steps checkpointed")
           .isEqualTo(dbos.runs()).isEqualTo((long) WARM_UP + SEQUENTIAL + PARALLEL * PER_THREAD + CPU_RESUMES);
 
@@ -160,29 +163,56 @@ public class OrchestrationOverheadBenchmark {
    * processes there when a way has them, no reading went backwards, and the agents' share is not
    * zero (each resume starts a Node process).
    */
-  private Map<String, CpuMeter.Sample> measureCpu(List<Way> ways, CpuMeter meter) throws Exception {
-    Map<String, CpuMeter.Sample> perResume = new LinkedHashMap<>();
+  private Map<String, Spent> measureCpu(List<Way> ways, CpuMeter meter) throws Exception {
+    Map<String, Spent> spent = new LinkedHashMap<>();
     for (Way way : ways) {
       List<ProcessHandle> server = way.server().get();
       assertThat(server.isEmpty()).as("%s has server processes", way.name()).isEqualTo(way.noServerProcess() != null);
       meter.awaitNoAgent();
       CpuMeter.Sample before = meter.read(server);
+      long begin = System.nanoTime();
       int settled = 0;
       for (int i = 0; i < CPU_RESUMES; i++) {
         resumeAndReset(way, session(i % SESSIONS), 0);
         settled++;
       }
       meter.awaitNoAgent(); // its last agent's exit is its own
-      CpuMeter.Sample spent = meter.read(server).minus(before);
+      CpuMeter.Sample cpu = meter.read(server).minus(before);
+      long wallMillis = (System.nanoTime() - begin) / 1_000_000;
       assertThat(settled).as("resumes of %s settled", way.name()).isEqualTo(CPU_RESUMES);
       assertThat(way.server().get()).as("the server processes of %s after its phase", way.name())
           .containsExactlyInAnyOrderElementsOf(server);
-      assertThat(List.of(spent.server(), spent.jvm(), spent.postgres(), spent.agent()))
+      assertThat(List.of(cpu.server(), cpu.jvm(), cpu.postgres(), cpu.agent()))
           .as("CPU ms spent by %s (server, JVM, PostgreSQL, agent)", way.name()).allMatch(ms -> ms >= 0);
-      assertThat(spent.agent()).as("agent CPU of %s's %d launches", way.name(), CPU_RESUMES).isPositive();
-      perResume.put(way.name(), spent);
+      assertThat(cpu.agent()).as("agent CPU of %s's %d launches", way.name(), CPU_RESUMES).isPositive();
+      spent.put(way.name(), new Spent(cpu, wallMillis));
     }
-    return perResume;
+    return spent;
+  }
+
+  /**
+   * The background: every process group's CPU over {@link ResumeBenchSessions#IDLE_SECONDS} in which
+   * nothing runs (a measurement window, not a wait for a condition), per second; each way's server
+   * apart.
+   */
+  private static Map<String, CpuMeter.Sample> idle(List<Way> ways, CpuMeter meter) throws InterruptedException {
+    meter.awaitNoAgent();
+    Map<String, CpuMeter.Sample> before = new LinkedHashMap<>();
+    ways.forEach(way -> before.put(way.name(), meter.read(way.server().get())));
+    ThreadCpu threadsBefore = ThreadCpu.read();
+    long begin = System.nanoTime();
+    Thread.sleep(ResumeBenchSessions.IDLE_SECONDS * 1000L);
+    double seconds = (System.nanoTime() - begin) / 1e9;
+    System.out.println("\nthe JVM's busiest threads while idle, CPU-ms per second: " + ThreadCpu.read().top(threadsBefore, seconds, 6));
+    Map<String, CpuMeter.Sample> perSecond = new LinkedHashMap<>();
+    for (Way way : ways) {
+      CpuMeter.Sample spent = meter.read(way.server().get()).minus(before.get(way.name()));
+      assertThat(List.of(spent.server(), spent.jvm(), spent.postgres(), spent.agent()))
+          .as("idle CPU ms (server of %s, JVM, PostgreSQL, agent)", way.name()).allMatch(ms -> ms >= 0);
+      perSecond.put(way.name(), new CpuMeter.Sample(Math.round(spent.server() / seconds), Math.round(spent.jvm() / seconds),
+          Math.round(spent.postgres() / seconds), Math.round(spent.agent() / seconds)));
+    }
+    return perSecond;
   }
 
   /**
@@ -326,20 +356,27 @@ public class OrchestrationOverheadBenchmark {
         machine, lines, "each lever on a fresh dev server; production worker options unless the lever says otherwise.");
   }
 
-  private static void printCpu(String machine, Map<String, CpuMeter.Sample> spent, List<Way> ways) {
+  private static void printCpu(String machine, Map<String, Spent> spent, List<Way> ways, Map<String, CpuMeter.Sample> idle) {
     List<String> lines = new ArrayList<>();
-    lines.add(String.format(Locale.ROOT, "| %-44s | %9s | %10s | %10s | %9s | %9s |",
-        "way", "server", "worker JVM", "PostgreSQL", "agent", "total"));
+    lines.add(String.format(Locale.ROOT, "| %-44s | %9s | %9s | %10s | %10s | %9s | %9s | %12s |",
+        "way", "wall ms", "server", "worker JVM", "PostgreSQL", "agent", "total", "server idle/s"));
     for (Way way : ways) {
-      CpuMeter.Sample s = spent.get(way.name());
-      String server = way.noServerProcess() != null ? way.noServerProcess() : perResume(s.server());
-      lines.add(String.format(Locale.ROOT, "| %-44s | %9s | %10s | %10s | %9s | %9s |", way.name(), server,
-          perResume(s.jvm()), perResume(s.postgres()), perResume(s.agent()), perResume(s.total())));
+      CpuMeter.Sample cpu = spent.get(way.name()).cpu();
+      boolean processes = way.noServerProcess() == null;
+      lines.add(String.format(Locale.ROOT, "| %-44s | %9s | %9s | %10s | %10s | %9s | %9s | %12s |", way.name(),
+          perResume(spent.get(way.name()).wallMillis()), processes ? perResume(cpu.server()) : way.noServerProcess(),
+          perResume(cpu.jvm()), perResume(cpu.postgres()), perResume(cpu.agent()), perResume(cpu.total()),
+          processes ? Long.toString(idle.get(way.name()).server()) : "-"));
     }
+    CpuMeter.Sample background = idle.values().iterator().next();
     print("CPU-ms per resume: server | worker JVM | PostgreSQL | agent | total", machine, lines,
         "each way alone, " + CPU_RESUMES + " sequential resumes with their untimed resets, from /proc (10 ms ticks);"
-            + " PostgreSQL is every process of both instances (the shared one and the cluster's); the worker JVM is this"
-            + " whole JVM (the other ways' idle workers too, and the SDK test server's own work).");
+            + " wall ms: the phase's wall time per resume. PostgreSQL is every process of both instances (the shared one"
+            + " and the cluster's); the worker JVM is this whole JVM (the other ways' idle workers too, and the SDK test"
+            + " server's own work).\n  Idle (nothing running, " + ResumeBenchSessions.IDLE_SECONDS + " s), CPU-ms per"
+            + " second: each server in the last column; worker JVM " + background.jvm() + ", PostgreSQL "
+            + background.postgres() + ", agent " + background.agent() + ". A row's idle share is about its wall ms"
+            + " times these rates.");
   }
 
   private static String perResume(long millis) {

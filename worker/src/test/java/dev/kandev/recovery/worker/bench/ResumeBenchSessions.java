@@ -31,6 +31,8 @@ public final class ResumeBenchSessions {
   public static final int PER_THREAD = count("bench.perThread", (SEQUENTIAL + 3) / 4);
   /** Sequential resumes of one way alone, for its CPU per resume. */
   public static final int CPU_RESUMES = count("bench.cpuResumes", SEQUENTIAL);
+  /** The window in which nothing runs, for the background CPU. */
+  public static final int IDLE_SECONDS = count("bench.idleSeconds", 10);
 
   /** A session's first launch (START_FRESH), so that its agent creates the provider session a RESUME loads. */
   @FunctionalInterface

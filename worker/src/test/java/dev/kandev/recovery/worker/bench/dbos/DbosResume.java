@@ -32,7 +32,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * a {@code TestActivityEnvironment} so it heartbeats the same way), in the same order, each a DBOS
  * step. DBOS's system database is a database of its own on the same PostgreSQL as the sessions,
  * created here and dropped on {@link #close}. Like the direct path it runs the happy path only: no
- * step retries, no compensation, no routing of the launch to the session's host.
+ * step retries (a named {@code runStep} makes one attempt), no compensation, no routing of the launch
+ * to the session's host. {@code DbosPeer} starts it in a class loader of its own.
  */
 public final class DbosResume implements PeerResume {
   /** The workflow's interface: DBOS makes the proxy that runs it durably. */
