@@ -203,7 +203,10 @@ public class OrchestrationOverheadBenchmark {
     long begin = System.nanoTime();
     Thread.sleep(ResumeBenchSessions.IDLE_SECONDS * 1000L);
     double seconds = (System.nanoTime() - begin) / 1e9;
-    System.out.println("\nthe JVM's busiest threads while idle, CPU-ms per second: " + ThreadCpu.read().top(threadsBefore, seconds, 6));
+    ThreadCpu threadsAfter = ThreadCpu.read();
+    System.out.printf(Locale.ROOT, "%nwhile idle, CPU-ms per second: the JVM's Java threads %.0f in all (the rest of the"
+        + " JVM's is its JIT compiler and GC), the busiest: %s%n", threadsAfter.allPerSecond(threadsBefore, seconds),
+        threadsAfter.top(threadsBefore, seconds, 6));
     Map<String, CpuMeter.Sample> perSecond = new LinkedHashMap<>();
     for (Way way : ways) {
       CpuMeter.Sample spent = meter.read(way.server().get()).minus(before.get(way.name()));

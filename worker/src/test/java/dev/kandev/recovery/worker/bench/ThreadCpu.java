@@ -29,6 +29,12 @@ final class ThreadCpu {
     return new ThreadCpu(nanos);
   }
 
+  /** All of the JVM's Java threads since {@code before}, CPU-ms per second (not the JIT compiler's or GC's). */
+  double allPerSecond(ThreadCpu before, double seconds) {
+    return nanos.entrySet().stream().mapToLong(e -> e.getValue() - before.nanos.getOrDefault(e.getKey(), 0L)).sum()
+        / 1e6 / seconds;
+  }
+
   /** The {@code n} threads that spent most since {@code before}, in CPU-ms per second of {@code seconds}. */
   String top(ThreadCpu before, double seconds, int n) {
     ThreadMXBean threads = ManagementFactory.getThreadMXBean();
