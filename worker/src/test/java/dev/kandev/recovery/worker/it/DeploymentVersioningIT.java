@@ -61,6 +61,7 @@ public class DeploymentVersioningIT {
   private static final Duration WITHIN = Duration.ofMinutes(2);
   private static final String NEW_NOTE = "settled by the next release";
 
+  private final long started = System.nanoTime();
   private RealTemporalServer.Flagged server;
 
   @RegisterExtension
@@ -78,12 +79,10 @@ public class DeploymentVersioningIT {
   @Test
   void heldResumesFinishOnTheirPinnedReleaseNewOnesRunOnTheCurrentAndTheOldOneDrainsBothWays() throws Exception {
     Path root = NextRelease.sourceRoot();
-    long buildStarted = System.nanoTime();
     CompletableFuture<NextRelease.Build> building = CompletableFuture.supplyAsync(() -> {
       try {
         NextRelease.Build build = NextRelease.build(root, Duration.ofMinutes(5));
-        System.out.printf("next release %s ready in %d s%n", build.version(),
-            TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - buildStarted));
+        phase("next release " + build.version() + " ready");
         return build;
       } catch (IOException e) {
         throw new UncheckedIOException(e);
@@ -101,10 +100,12 @@ public class DeploymentVersioningIT {
     worker("w-old", old);
     setCurrent(old);
     Map<String, ResumeHandle> heldOnOld = startHeld("held-old-");
+    phase("held on the old version");
 
     // Upgrade (docs/upgrades.md "The procedure"): the new release's workers next to the old ones,
     // migrating the schema as they start; then current.
     Release next = release(join(building));
+    phase("next release built");
     assertThat(next.buildId()).isNotEqualTo(old.buildId());
     worker("w-new", next);
     assertThat(cluster.fixtures.count("SELECT count(*) FROM flyway_schema_history WHERE version = '11' AND success"))
@@ -112,6 +113,7 @@ public class DeploymentVersioningIT {
     setCurrent(next);
     assertThat(describe().path("routingConfig").path("currentVersionBuildID").asText()).isEqualTo(next.buildId());
     Await.until(() -> drainage(old).equals("draining"), WITHIN, "version " + old.buildId() + " to be draining");
+    phase("next release current");
     ResumeHandle afterUpgrade = startResume("after-upgrade");
     cluster.agentMode("normal");
 
@@ -124,15 +126,19 @@ public class DeploymentVersioningIT {
     assertRanOn(afterUpgrade, next, "w-new");
     assertSettledBy("after-upgrade", next);
     Await.until(() -> drainage(old).equals("drained"), WITHIN, "version " + old.buildId() + " to be drained");
-    // The visibility query docs/upgrades.md counts a version's runs with.
-    Await.until(() -> cluster.client().countWorkflows("TemporalWorkerDeploymentVersion = '" + DEPLOYMENT + ":"
-        + old.buildId() + "'").getCount() == HELD, WITHIN, "the held resumes listed under version " + old.buildId());
+    // The visibility query of docs/upgrades.md's step 4 (Drain), and the same without the status.
+    String ofOld = "TemporalWorkerDeploymentVersion=\"" + DEPLOYMENT + ":" + old.buildId() + "\"";
+    Await.until(() -> cluster.client().countWorkflows(ofOld).getCount() == HELD, WITHIN,
+        "the held resumes listed under version " + old.buildId());
+    assertThat(cluster.client().countWorkflows(ofOld + " AND ExecutionStatus=\"Running\"").getCount()).isZero();
     retire("w-old");
+    phase("upgraded, old version drained and retired");
 
     // Rollback (docs/upgrades.md "Rolling back"), with resumes held on the new version.
     Map<String, ResumeHandle> heldOnNext = startHeld("held-next-");
     worker("w-old-again", old); // 1. the retired version's workers again, on the expanded schema
     setCurrent(old); // 2.
+    phase("held on the next release, old version current again");
     ResumeHandle afterRollback = startResume("after-rollback");
     cluster.agentMode("normal");
     for (Map.Entry<String, ResumeHandle> held : heldOnNext.entrySet()) {
@@ -145,6 +151,7 @@ public class DeploymentVersioningIT {
     assertSettledBy("after-rollback", old);
     Await.until(() -> drainage(next).equals("drained"), WITHIN, "version " + next.buildId() + " to be drained"); // 3.
     retire("w-new");
+    phase("rolled back, next release drained and retired");
 
     // A later release contracted the schema beyond this one: its worker refuses in one line, exit code 8.
     cluster.fixtures.exec("UPDATE schema_compatibility SET oldest_compatible_version = 99");
@@ -177,6 +184,11 @@ public class DeploymentVersioningIT {
     } catch (java.util.concurrent.TimeoutException e) {
       throw new AssertionError("the next release was not built within 5 min", e);
     }
+  }
+
+  /** How long the test took to reach a phase, in its output (the budget of this test is watched in CI). */
+  private void phase(String name) {
+    System.out.printf("%s after %d s%n", name, TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started));
   }
 
   /** {@value #HELD} resumes whose agents are held in ACP initialize, once every agent is. */
