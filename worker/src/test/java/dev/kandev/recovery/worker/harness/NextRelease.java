@@ -75,6 +75,7 @@ public final class NextRelease {
     if (Files.isRegularFile(jar)) {
       return new Build(jar, version);
     }
+    TempFolders.delete(cached.getParent()); // the builds of older sources: 50 MB each
     Path copy = Files.createTempDirectory("kandev-next-release-");
     try {
       for (Path input : inputs) {
@@ -100,7 +101,6 @@ public final class NextRelease {
       }
       Path built = copy.resolve("worker/target");
       Path staging = cached.resolveSibling(cached.getFileName() + ".partial");
-      TempFolders.delete(staging);
       Files.createDirectories(staging.resolve("lib"));
       try (Stream<Path> libs = Files.list(built.resolve("lib"))) {
         for (Path lib : libs.toList()) {
@@ -115,9 +115,14 @@ public final class NextRelease {
     }
   }
 
-  /** What {@code mvn package} reads: the poms and every module's main sources, the patch and the migrations. */
+  /** What {@code mvn package} reads (the poms, {@code .mvn/}, every module's main sources), the patch and the migrations. */
   private static List<Path> inputs(Path root) throws IOException {
     List<Path> inputs = new ArrayList<>(List.of(root.resolve("pom.xml")));
+    if (Files.isDirectory(root.resolve(".mvn"))) {
+      try (Stream<Path> files = Files.walk(root.resolve(".mvn"))) {
+        files.filter(Files::isRegularFile).sorted().forEach(inputs::add);
+      }
+    }
     for (String module : MODULES) {
       inputs.add(root.resolve(module).resolve("pom.xml"));
       try (Stream<Path> files = Files.walk(root.resolve(module).resolve("src/main"))) {

@@ -138,6 +138,7 @@ public class DeploymentVersioningIT {
     Map<String, ResumeHandle> heldOnNext = startHeld("held-next-");
     worker("w-old-again", old); // 1. the retired version's workers again, on the expanded schema
     setCurrent(old); // 2.
+    Await.until(() -> drainage(next).equals("draining"), WITHIN, "version " + next.buildId() + " to be draining");
     phase("held on the next release, old version current again");
     ResumeHandle afterRollback = startResume("after-rollback");
     cluster.agentMode("normal");
