@@ -238,11 +238,12 @@ public class DeploymentVersioningIT {
         .isEqualTo(release.buildId());
     List<HistoryEvent> events = cluster.client().fetchHistory(resume.workflowId(), resume.runId()).getEvents();
     // A cold worker JVM on a loaded machine may trip the SDK's deadlock detector on a first task (retried
-    // at once); what must never happen is a task another version ran, or one failed for non-determinism.
+    // at once on the same worker); no task may fail otherwise, for non-determinism least of all.
     assertThat(events).filteredOn(HistoryEvent::hasWorkflowTaskFailedEventAttributes)
         .extracting(HistoryEvent::getWorkflowTaskFailedEventAttributes)
         .allSatisfy(failed -> {
           assertThat(failed.getCause()).isNotEqualTo(WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_NON_DETERMINISTIC_ERROR);
+          assertThat(failed.getFailure().getMessage()).as("a failed workflow task").contains("[TMPRL1101] Potential deadlock detected");
           assertThat(failed.getIdentity()).isEqualTo(worker);
         });
     assertThat(events).filteredOn(HistoryEvent::hasWorkflowTaskCompletedEventAttributes)
