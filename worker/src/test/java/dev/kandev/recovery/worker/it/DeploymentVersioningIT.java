@@ -63,12 +63,17 @@ public class DeploymentVersioningIT {
 
   private final long started = System.nanoTime();
   private RealTemporalServer.Flagged server;
+  private CompletableFuture<NextRelease.Build> building;
 
   @RegisterExtension
   @Order(1)
   final AfterEachCallback stopServer = context -> {
     if (server != null) {
       server.close();
+    }
+    if (building != null) {
+      // A test that failed before it needed the build: its mvn must not outlive the test JVM.
+      building.handle((build, failure) -> build).get(5, TimeUnit.MINUTES);
     }
   };
 
@@ -79,7 +84,7 @@ public class DeploymentVersioningIT {
   @Test
   void heldResumesFinishOnTheirPinnedReleaseNewOnesRunOnTheCurrentAndTheOldOneDrainsBothWays() throws Exception {
     Path root = NextRelease.sourceRoot();
-    CompletableFuture<NextRelease.Build> building = CompletableFuture.supplyAsync(() -> {
+    building = CompletableFuture.supplyAsync(() -> {
       try {
         NextRelease.Build build = NextRelease.build(root, Duration.ofMinutes(5));
         phase("next release " + build.version() + " ready");
