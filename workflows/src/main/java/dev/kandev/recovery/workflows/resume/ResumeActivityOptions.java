@@ -48,6 +48,19 @@ public final class ResumeActivityOptions {
           .build();
 
   /**
+   * The lease as a local activity (see {@code ResumeSessionWorkflowImpl#issueLease}): the timeout and
+   * retries of {@link #CREDENTIALS}, run by the worker that runs the workflow task. Issuing is a
+   * database transaction (GitHub is asked when a lease is redeemed, not when it is issued); a refused
+   * scope or a missing configuration is non-retryable, so only faults are retried. A local activity
+   * that outlasts the workflow task timeout is kept alive by the SDK (it heartbeats the task).
+   */
+  public static final LocalActivityOptions CREDENTIALS_LOCAL =
+      LocalActivityOptions.newBuilder()
+          .setStartToCloseTimeout(CREDENTIALS.getStartToCloseTimeout())
+          .setRetryOptions(CREDENTIALS.getRetryOptions())
+          .build();
+
+  /**
    * One attempt: a broken agent is not relaunched in a loop; the user's Resume (token intact) is
    * the retry. The heartbeat timeout notices a dead worker, yet outlasts a stalled host ({@link
    * LaunchHeartbeat} says what the numbers trade; a worker may configure another timeout);
