@@ -21,8 +21,4 @@ public record AttemptLeases(List<String> leaseIds, GitCredentialSnapshot snapsho
     return new AttemptLeases(grants.stream().map(LeaseGrant::leaseId).filter(Objects::nonNull).toList(),
         grants.isEmpty() ? null : grants.get(0).snapshot(), false);
   }
-
-  AttemptLeases asReused() {
-    return new AttemptLeases(leaseIds, snapshot, true);
-  }
 }
