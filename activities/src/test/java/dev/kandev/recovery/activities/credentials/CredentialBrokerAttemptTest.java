@@ -5,10 +5,21 @@ import static dev.kandev.recovery.workflows.model.SessionState.STARTING;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.kandev.recovery.activities.store.StoreException;
+import dev.kandev.recovery.activities.testing.Await;
 import dev.kandev.recovery.activities.testing.TestDatabase;
 import dev.kandev.recovery.workflows.FailureType;
 import dev.kandev.recovery.workflows.model.Fence;
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -133,5 +144,49 @@ class CredentialBrokerAttemptTest {
     assertThatThrownBy(() -> issue(FENCE))
         .isInstanceOfSatisfying(CredentialException.class,
             e -> assertThat(e.type()).isEqualTo(FailureType.CREDENTIAL_SESSION_TERMINAL));
+  }
+
+  /**
+   * A replaced worker's run and its zombie predecessor's at once: both find no earlier result and
+   * issue; the second to record the attempt fails (a retryable store fault), its lease rolled back
+   * with it, and its retry returns the first one's lease.
+   */
+  @Test
+  void twoRunsOfTheSameAttemptAtOnceLeaveOneLeaseAndTheLosersRetryGetsIt() throws Exception {
+    ExecutorService pool = Executors.newFixedThreadPool(2);
+    List<Object> outcomes = new ArrayList<>();
+    try (Connection c = db.dataSource().getConnection()) {
+      c.setAutoCommit(false);
+      try (var lock = c.createStatement()) {
+        lock.execute("SELECT 1 FROM task_sessions WHERE id = 's1' FOR UPDATE");
+      }
+      long holder = backendPid(c);
+      List<Future<AttemptLeases>> runs = List.of(pool.submit(() -> issue(FENCE)), pool.submit(() -> issue(FENCE)));
+      Await.until(() -> h.fixtures.count("SELECT count(*) FROM pg_stat_activity WHERE ?::int = ANY(pg_blocking_pids(pid))",
+          holder), n -> n == 2, Duration.ofSeconds(20), "both runs to wait at the session's row, past their first read");
+      c.commit();
+      for (Future<AttemptLeases> run : runs) {
+        try {
+          outcomes.add(run.get(20, TimeUnit.SECONDS));
+        } catch (ExecutionException e) {
+          outcomes.add(e.getCause());
+        }
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+
+    assertThat(outcomes).filteredOn(StoreException.class::isInstance).hasSize(1);
+    AttemptLeases winner = outcomes.stream().filter(AttemptLeases.class::isInstance).map(AttemptLeases.class::cast)
+        .findFirst().orElseThrow();
+    assertThat(leases()).isOne();
+    assertThat(issue(FENCE).leaseIds()).isEqualTo(winner.leaseIds());
+  }
+
+  private static long backendPid(Connection c) throws SQLException {
+    try (var query = c.createStatement(); var rows = query.executeQuery("SELECT pg_backend_pid()")) {
+      rows.next();
+      return rows.getLong(1);
+    }
   }
 }
