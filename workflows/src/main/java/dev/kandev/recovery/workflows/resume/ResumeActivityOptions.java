@@ -34,7 +34,10 @@ public final class ResumeActivityOptions {
           .setRetryOptions(STORE.getRetryOptions())
           .build();
 
-  /** GitHub 5xx and timeouts are retried; authorization rejections are non-retryable failures. */
+  /**
+   * The lease activity of runs from before {@link #CREDENTIALS_LOCAL}: database faults are retried;
+   * authorization rejections and a missing configuration are non-retryable failures.
+   */
   public static final ActivityOptions CREDENTIALS =
       ActivityOptions.newBuilder()
           .setStartToCloseTimeout(Duration.ofSeconds(45))
