@@ -30,6 +30,8 @@ RUN apt-get update \
 WORKDIR /app
 COPY --from=build /src/worker/target/lib /app/lib
 COPY --from=build /src/worker/target/kandev-recovery.jar /app/kandev-recovery.jar
+# The CLI starters' quick launcher: docker exec <container> /app/kandev-recovery resume s-1 (README).
+COPY --from=build /src/bin/kandev-recovery /app/kandev-recovery
 USER kandev
 ENV KANDEV_STATE_DIR=/var/lib/kandev-recovery \
     KANDEV_HTTP_PORT=9464

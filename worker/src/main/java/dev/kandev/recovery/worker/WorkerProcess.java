@@ -52,6 +52,7 @@ public final class WorkerProcess {
       metrics.beat(components::beat);
       takeOverFromPredecessor(settings, components, command);
       ResumeClient resumes = new ResumeClient(client, settings.taskQueue());
+      WorkerVersioning versioning = versioning(settings, command, observability);
       // Closed in reverse: the HTTP endpoint, the worker, the reaper, the parts (stopping and
       // recording the agents), and only then the presence beat.
       try (Periodic beating = Periodic.every(WorkerPresenceStore.BEAT_EVERY, "worker-presence",
@@ -60,7 +61,7 @@ public final class WorkerProcess {
           Periodic reaping = Periodic.every(settings.agentReapInterval(), "unowned-agent-reaper",
               () -> metrics.agentsReaped(components.reapUnownedAgents()));
           TemporalWorkers worker = TemporalWorkers.start(client, settings.taskQueue(), components.registrations(),
-              versioning(settings, command, observability), warmUp);
+              versioning, warmUp);
           HealthServer http = serveHttp(settings, database, client, worker, observability)) {
         System.out.printf("Credentials  %s (git credential redemption, loopback)%n", components.redemptionUrl());
         System.out.printf("Agents       %s%n", components.agentProfiles().ids());
@@ -72,7 +73,8 @@ public final class WorkerProcess {
         StaleStartingRecovery stale = components.staleStartingRecovery(resumes);
         List<String> restored = metrics.staleStartingRestored(stale.restoreStaleSessions());
         System.out.printf("Stale        %d session(s) left STARTING by an ended resume, restored: %s%n", restored.size(), restored);
-        RestartRecovery lost = components.restartRecovery(resumes);
+        // This worker runs the resumes it starts: their first workflow tasks come back in the starts' answers.
+        RestartRecovery lost = components.restartRecovery(versioning.enabled() ? resumes : resumes.startingEagerly());
         List<String> resumed = metrics.restartRecovered(lost.resumeLostSessions());
         System.out.printf("Recovery     %d session(s) whose agent was lost on %s: %s; looks again every %d s (a worker"
             + " that stops beating counts as gone %d s after its last beat)%n", resumed.size(), settings.host(), resumed,

@@ -119,7 +119,7 @@ public class ResumeFaultMatrixTest {
   static Stream<Arguments> faults() {
     return Stream.of(SessionState.FAILED, SessionState.CANCELLED).flatMap(prior -> Stream.of(
         Arguments.of(prior, "markStarting", true, ResumeStep.MARK_STARTING),
-        Arguments.of(prior, "issueCredentialLease", true, ResumeStep.ISSUE_CREDENTIAL_LEASE),
+        Arguments.of(prior, "issueCredentialLeaseForAttempt", true, ResumeStep.ISSUE_CREDENTIAL_LEASE),
         Arguments.of(prior, "persistCredentialSnapshot", true, ResumeStep.PERSIST_CREDENTIAL_SNAPSHOT),
         Arguments.of(prior, "launchAgent", true, ResumeStep.LAUNCH_AGENT),
         Arguments.of(prior, "settleSession", false, ResumeStep.SETTLE_SESSION)));

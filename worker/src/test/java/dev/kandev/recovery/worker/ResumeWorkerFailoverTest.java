@@ -58,7 +58,7 @@ public class ResumeWorkerFailoverTest {
 
     Components replacement = harness.replaceWorker("worker-b");
     ResumeResult result = resume.await(Duration.ofMinutes(2));
-    RecordedHistories.recordIfAsked(harness.history("s1"), "local-steps-resume-worker-died-after-starting");
+    RecordedHistories.recordIfAsked(harness.history("s1"), "local-lease-resume-worker-died-after-starting");
 
     assertThat(result.finalState()).isEqualTo(WAITING_FOR_INPUT);
     assertThat(result.loaded()).isTrue();
@@ -68,7 +68,7 @@ public class ResumeWorkerFailoverTest {
     // ran that task again (lock, context, STARTING), recognising its own STARTING by the fence.
     assertThat(harness.activityWorkers("s1")).containsExactly(
         "AcquireResumeLock@worker-b (local)", "ReadResumeContext@worker-b (local)", "MarkStarting@worker-b (local)",
-        "IssueCredentialLease@worker-b", "PersistCredentialSnapshot@worker-b (local)",
+        "IssueCredentialLeaseForAttempt@worker-b (local)", "PersistCredentialSnapshot@worker-b (local)",
         "LaunchAgent@worker-b", "SettleSession@worker-b (local)", "ReleaseResumeLock@worker-b (local)");
     assertThat(harness.transitions("s1")).endsWith("FAILED>STARTING", "STARTING>WAITING_FOR_INPUT");
     assertThat(harness.transitions("s1")).filteredOn("FAILED>STARTING"::equals).hasSize(1);
@@ -101,6 +101,34 @@ public class ResumeWorkerFailoverTest {
   }
 
   /**
+   * The lease was issued (committed), but the worker died before the workflow task that ran it
+   * completed: the replacement runs the lease step again for the same attempt and gets the lease
+   * issued before, not a second one. The agent is launched with that lease and its git redeems it.
+   */
+  @Test
+  void aWorkerDyingAfterTheLeaseWasIssuedIsReplacedAndTheResumeLaunchesWithThatLease() throws Exception {
+    String token = harness.establishedSession("s1", FAILED);
+    harness.gitHubBacked("s1", "github_app");
+    ResumeResult result = resumeReplacingTheWorkerAfter("issueCredentialLeaseForAttempt").await(Duration.ofMinutes(2));
+    RecordedHistories.recordIfAsked(harness.history("s1"), "local-lease-resume-worker-died-after-lease");
+
+    assertThat(result.finalState()).isEqualTo(WAITING_FOR_INPUT);
+    assertThat(result.providerSessionId()).isEqualTo(token);
+    assertThat(harness.activityWorkers("s1")).contains("IssueCredentialLeaseForAttempt@worker-b (local)")
+        .doesNotContain("IssueCredentialLeaseForAttempt@worker-a (local)");
+    assertThat(harness.fixtures.count("SELECT count(*) FROM credential_leases WHERE session_id = 's1'"))
+        .as("one lease issued for the attempt, though its step ran twice").isOne();
+    String leaseId = harness.fixtures.string("SELECT id FROM credential_leases WHERE session_id = 's1'");
+    assertThat(harness.snapshotJson("s1")).contains(leaseId);
+    assertThat(harness.fixtures.count("SELECT count(*) FROM credential_leases WHERE id = ? AND token_hash IS NOT NULL"
+        + " AND revoked_at IS NULL", leaseId)).as("the launch minted that lease's token").isOne();
+    String reply = harness.prompt("s1", "git-credential:github.com/acme/widgets").responseText();
+    assertThat(reply).contains("username=x-access-token");
+    assertThat(harness.transitions("s1")).filteredOn("FAILED>STARTING"::equals).hasSize(1);
+    assertThat(harness.lockHeld("s1")).isFalse();
+  }
+
+  /**
    * The settle committed (and the lock release after it, in the second case), but the worker died
    * before the workflow task that ran them completed — and its agent went with it. The settle runs
    * again on the replacement, finds the agent gone and takes itself back (the session returns to
@@ -115,7 +143,7 @@ public class ResumeWorkerFailoverTest {
     String snapshotBefore = harness.snapshotJson("s1");
     harness.gitHubBacked("s1", "github_app");
     ResumeFailure failure = awaitFailure(resumeReplacingTheWorkerAfter(localStep));
-    RecordedHistories.recordIfAsked(harness.history("s1"), "local-steps-resume-agent-lost-after-" + localStep);
+    RecordedHistories.recordIfAsked(harness.history("s1"), "local-lease-resume-agent-lost-after-" + localStep);
 
     assertThat(failure.step()).isEqualTo(ResumeStep.SETTLE_SESSION);
     assertThat(failure.failureType()).isEqualTo("AGENT_LOST");
@@ -164,7 +192,7 @@ public class ResumeWorkerFailoverTest {
     harness.replaceWorker("worker-b");
     harness.agentMode("normal"); // the dead worker's agent may now finish its handshake: nobody wants it
     ResumeFailure failure = awaitFailure(resume);
-    RecordedHistories.recordIfAsked(harness.history("s1"), "local-steps-resume-worker-died-during-launch");
+    RecordedHistories.recordIfAsked(harness.history("s1"), "local-lease-resume-worker-died-during-launch");
 
     // The launch is never retried by itself (its heartbeat stopped with the worker): the session
     // is back where it was, and the user's next Resume loads the same provider session.

@@ -2,6 +2,7 @@ package dev.kandev.recovery.activities.credentials;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.kandev.recovery.activities.store.Transactions;
+import dev.kandev.recovery.workflows.model.Fence;
 import dev.kandev.recovery.workflows.model.GitCredentialSnapshot;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -14,8 +15,11 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
 import java.util.UUID;
 import org.jdbi.v3.core.Handle;
 import org.slf4j.Logger;
@@ -39,6 +43,7 @@ public final class CredentialBroker {
   private final CredentialPolicyResolver policies;
   private final Map<CredentialPolicy, CredentialResolver> resolvers = new EnumMap<>(CredentialPolicy.class);
   private final LeaseStore leases;
+  private final LeaseAttemptStore attempts;
   private final Clock clock;
   private final SecureRandom random = new SecureRandom();
 
@@ -52,6 +57,7 @@ public final class CredentialBroker {
     this.policies = policies;
     resolvers.forEach(r -> this.resolvers.put(r.policy(), r));
     this.leases = new LeaseStore(json);
+    this.attempts = new LeaseAttemptStore(json);
     this.clock = clock;
   }
 
@@ -115,6 +121,84 @@ public final class CredentialBroker {
       }
       return grants;
     });
+  }
+
+  /**
+   * {@link #issueForSession} once per resume attempt: a run of the lease step of the attempt
+   * {@code fence} (the fencing token of its resume lock) that runs again because its result was lost
+   * returns what the earlier run issued (same lease ids, same snapshot) rather than a second set of
+   * leases, as long as that result still serves: every repository of the session's task whose
+   * current policy needs a lease has one from the earlier run, not revoked, not expired and bound to
+   * that policy, and no other. Otherwise (a lease revoked or expired meanwhile, the policy or the
+   * repositories changed) the earlier run's leases could not be used by the launch (its mint would
+   * refuse them) and no one else uses them: they are revoked and the session's leases issued anew,
+   * recorded as the attempt's. The scopes are authorized either way, so a session that became
+   * terminal is refused as at first issuance. One transaction; a concurrent run of the same attempt
+   * fails (its leases roll back) and its retry finds this one's.
+   *
+   * @throws CredentialException as {@link #issueForSession}
+   */
+  public AttemptLeases issueForAttempt(String sessionId, Fence fence, Duration ttl) {
+    if (fence.isNone()) {
+      throw new IllegalArgumentException("a resume attempt's leases need its fence, got none");
+    }
+    Duration leaseTtl = clampTtl(ttl);
+    return transactions.inTransaction("issue credential leases for session " + sessionId + " fence " + fence.token(), h -> {
+      List<LeaseScope> scopes = scopesForSession(h, sessionId);
+      String executorId = executorOf(h, sessionId);
+      Instant now = now();
+      Optional<AttemptLeases> earlier = attempts.forUpdate(h, sessionId, fence);
+      if (earlier.isPresent() && stillServes(h, earlier.get(), scopes, executorId, now)) {
+        log.info("credential lease(s) {} of session {} fence {} issued by an earlier run of the step: reused",
+            earlier.get().leaseIds(), sessionId, fence.token());
+        return earlier.get();
+      }
+      earlier.ifPresent(stale -> stale.leaseIds().forEach(id -> leases.revoke(h, id, now)));
+      List<LeaseGrant> grants = new ArrayList<>();
+      for (LeaseScope scope : scopes) {
+        grants.add(issue(h, scope, executorId, leaseTtl));
+      }
+      AttemptLeases issued = AttemptLeases.issued(grants);
+      if (earlier.isPresent()) {
+        attempts.replace(h, sessionId, fence, issued, now);
+      } else {
+        attempts.insert(h, sessionId, fence, issued, now);
+      }
+      attempts.sweep(h, now, SWEEP_AFTER);
+      return issued;
+    });
+  }
+
+  /** Whether an attempt's earlier result is what issuing now would give, but for the lease ids. */
+  private boolean stillServes(Handle h, AttemptLeases earlier, List<LeaseScope> scopes, String executorId, Instant now) {
+    for (LeaseScope scope : scopes) {
+      ScopeAuthorizer.authorize(h, scope);
+    }
+    if ((earlier.snapshot() == null) != scopes.isEmpty()) {
+      return false;
+    }
+    Map<String, LeaseRecord> byRepository = new HashMap<>();
+    for (String leaseId : earlier.leaseIds()) {
+      Optional<LeaseRecord> lease = leases.byIdForUpdate(h, leaseId);
+      if (lease.isEmpty() || lease.get().unusableReason(now) != null
+          || !Objects.equals(lease.get().executorId(), executorId)) {
+        return false;
+      }
+      byRepository.put(lease.get().scope().repositoryId(), lease.get());
+    }
+    int needed = 0;
+    for (LeaseScope scope : scopes) {
+      ResolvedPolicy policy = policies.resolve(h, scope.workspaceId(), executorId);
+      if (policy.policy() == CredentialPolicy.NONE) {
+        continue;
+      }
+      needed++;
+      LeaseRecord lease = byRepository.get(scope.repositoryId());
+      if (lease == null || !lease.binding().equals(policy) || !lease.scope().equals(scope)) {
+        return false;
+      }
+    }
+    return needed == byRepository.size();
   }
 
   /** The session's executor, or null when it has none. */

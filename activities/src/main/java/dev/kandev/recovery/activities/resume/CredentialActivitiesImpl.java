@@ -1,9 +1,11 @@
 package dev.kandev.recovery.activities.resume;
 
+import dev.kandev.recovery.activities.credentials.AttemptLeases;
 import dev.kandev.recovery.activities.credentials.CredentialBroker;
 import dev.kandev.recovery.activities.credentials.CredentialException;
 import dev.kandev.recovery.activities.credentials.CredentialFailures;
 import dev.kandev.recovery.activities.credentials.LeaseGrant;
+import dev.kandev.recovery.workflows.model.Fence;
 import dev.kandev.recovery.workflows.resume.CredentialActivities;
 import dev.kandev.recovery.workflows.resume.CredentialLease;
 import java.util.List;
@@ -27,6 +29,16 @@ public final class CredentialActivitiesImpl implements CredentialActivities {
       List<String> leaseIds = grants.stream().map(LeaseGrant::leaseId).filter(Objects::nonNull).toList();
       // The first linked repository is the task's primary one; its routing is what the task shows.
       return new CredentialLease(leaseIds, grants.get(0).snapshot());
+    } catch (CredentialException e) {
+      throw CredentialFailures.toApplicationFailure(e);
+    }
+  }
+
+  @Override
+  public CredentialLease issueCredentialLeaseForAttempt(String sessionId, Fence fence) {
+    try {
+      AttemptLeases leases = broker.issueForAttempt(sessionId, Fence.orNone(fence), CredentialBroker.DEFAULT_TTL);
+      return new CredentialLease(leases.leaseIds(), leases.snapshot());
     } catch (CredentialException e) {
       throw CredentialFailures.toApplicationFailure(e);
     }

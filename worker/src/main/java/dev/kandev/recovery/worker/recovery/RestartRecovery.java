@@ -42,7 +42,9 @@ public final class RestartRecovery {
   /**
    * Starts (or attaches to) a resume for every lost session; returns their ids. The starts are
    * server round trips, made {@value #STARTS_AT_ONCE} at a time, so a host that lost hundreds of
-   * agents is ready in seconds; the launches themselves queue behind the host's launch cap.
+   * agents is ready in seconds; the launches themselves queue behind the host's launch cap, filled
+   * far faster than it empties. The worker process gives a client that starts eagerly ({@link
+   * ResumeClient#startingEagerly}): each first workflow task comes back in its start's answer.
    */
   public List<String> resumeLostSessions() {
     List<String> sessionIds = transactions.inTransaction("list the sessions lost on " + host,

@@ -51,7 +51,7 @@ public final class DirectResume implements AutoCloseable {
       sessions.markStarting(sessionId, context.priorState(), "benchmark", fence);
       return null;
     });
-    CredentialLease lease = step("IssueCredentialLease", () -> credentials.issueCredentialLease(sessionId));
+    CredentialLease lease = step("IssueCredentialLeaseForAttempt", () -> credentials.issueCredentialLeaseForAttempt(sessionId, fence));
     step("PersistCredentialSnapshot", () -> {
       sessions.persistCredentialSnapshot(sessionId, lease.snapshot(), fence);
       return null;

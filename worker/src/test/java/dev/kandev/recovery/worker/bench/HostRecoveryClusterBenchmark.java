@@ -23,6 +23,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -33,27 +34,30 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Issue 13's figures, on the real dev server with worker processes of the packaged jar: restart
- * recovery of N lost sessions of one host next to the host's own limit (spawning and initializing
- * the same agent N times directly, at the same concurrency, in the same run), and resumes per second
- * with 1, 2 and 3 worker processes. Prints; asserts only that it measured what it says.
+ * Issues 13 and 24's figures, on the real dev server with worker processes of the packaged jar:
+ * restart recovery of N lost sessions of one host next to the same launches done directly (spawn,
+ * {@code initialize} and {@code session/load} of the same stored sessions, at the same concurrency,
+ * in the same run), and resumes per second with 1, 2 and 3 worker processes. Prints; asserts only
+ * that it measured what it says (all settled, each launched once, every direct load answered).
  */
 @Tag("benchmark")
 public class HostRecoveryClusterBenchmark {
   private static final int LAUNCH_CAP = 4;
+  /** Lost-session counts, comma-separated (default 50,100,200), e.g. {@code -Dkandev.bench.recoverySessions=8,16}. */
+  static final String SESSIONS_PROPERTY = "kandev.bench.recoverySessions";
   private static final Map<String, String> LIMITS = Map.of("KANDEV_MAX_CONCURRENT_LAUNCHES", Integer.toString(LAUNCH_CAP));
 
   @RegisterExtension final RecoveryCluster cluster = new RecoveryCluster();
 
   @Test
-  public void restartRecoveryAgainstTheHostsOwnSpawnLimit() throws Exception {
+  public void restartRecoveryAgainstTheSameLaunchesDoneDirectly() throws Exception {
     cluster.dev("dev");
     StringBuilder table = new StringBuilder("""
-        | lost sessions | worker ready after start (s) | all settled after worker start (s) | recovery launches/s | direct spawn+initialize/s | ratio |
-        |---:|---:|---:|---:|---:|---:|
+        | lost sessions | worker ready after start (s) | all settled after worker start (s) | eager first tasks | recovery launches/s | direct spawn+initialize+load/s | ratio |
+        |---:|---:|---:|---:|---:|---:|---:|
         """);
     int round = 0;
-    for (int n : List.of(50, 100, 200)) {
+    for (int n : sessionCounts()) {
       String host = "bench-" + (round++);
       String worker = "w-" + host;
       List<String> sessionIds = IntStream.range(0, n).mapToObj(i -> host + "-s" + i).toList();
@@ -66,16 +70,20 @@ public class HostRecoveryClusterBenchmark {
       double readySeconds = (System.nanoTime() - startedAt) / 1e9;
       Await.until(() -> settledOn(worker + "-next") == n, Duration.ofMinutes(15), n + " sessions recovered");
       double settledSeconds = (System.nanoTime() - startedAt) / 1e9;
-      double recoveryRate = n / launchWindowSeconds(sessionIds);
+      List<ActivityRun> launches = recoveryLaunches(sessionIds);
+      assertThat(launches).as("each lost session launched once, by the next worker").hasSize(n)
+          .allMatch(run -> run.worker().equals(worker + "-next"));
+      double recoveryRate = n / (ActivityRun.window(launches).toNanos() / 1e9);
+      long eager = sessionIds.stream().filter(this::startedEagerly).count();
       cluster.kill(worker + "-next");
 
-      Load.Result direct = spawnAndInitialize(n);
-      table.append("| %d | %.1f | %.1f | %.1f | %.1f | %.2f× |%n".formatted(
-          n, readySeconds, settledSeconds, recoveryRate, direct.perSecond(), recoveryRate / direct.perSecond()));
+      Load.Result direct = spawnInitializeAndLoad(sessionIds);
+      table.append("| %d | %.1f | %.1f | %d | %.1f | %.1f | %.2f× |%n".formatted(n, readySeconds, settledSeconds, eager,
+          recoveryRate, direct.perSecond(), recoveryRate / direct.perSecond()));
     }
     System.out.println("\nRestart recovery of one host's lost sessions (launch cap " + LAUNCH_CAP
-        + "; direct: the same agent spawned and initialized at the same concurrency, same run)\n" + table
-        + Machine.describe());
+        + "; direct: the same agent spawned, initialized and its stored session loaded, the same sessions, at the"
+        + " same concurrency, same run)\n" + table + Machine.describe());
   }
 
   @Test
@@ -143,41 +151,76 @@ public class HostRecoveryClusterBenchmark {
         + " WHERE t.state = 'WAITING_FOR_INPUT' AND e.status = 'running' AND e.worker_instance = ?", worker);
   }
 
-  /** From the first recovery launch's start to the last one's end, as the server saw them. */
-  private double launchWindowSeconds(List<String> sessionIds) {
-    List<ActivityRun> launches = sessionIds.stream()
+  /** The numbers of lost sessions, {@value #SESSIONS_PROPERTY} lowers them for a smoke run (multiples of the cap). */
+  private static List<Integer> sessionCounts() {
+    return Arrays.stream(System.getProperty(SESSIONS_PROPERTY, "50,100,200").split(","))
+        .map(String::trim).map(Integer::parseInt).toList();
+  }
+
+  /** The LaunchAgent runs of the sessions' latest resumes (the recovery's), as the server saw them. */
+  private List<ActivityRun> recoveryLaunches(List<String> sessionIds) {
+    return sessionIds.stream()
         .flatMap(sessionId -> cluster.activities(ResumeRequest.workflowId(sessionId), null).stream())
         .filter(run -> run.type().equals("LaunchAgent"))
         .toList();
-    return ActivityRun.window(launches).toNanos() / 1e9;
   }
 
-  /** The host's limit: {@code n} test agents spawned and answered ACP initialize, {@code LAUNCH_CAP} at a time. */
-  private Load.Result spawnAndInitialize(int n) throws Exception {
+  /** The server handed the latest resume's first workflow task back in the start's answer. */
+  private boolean startedEagerly(String sessionId) {
+    return cluster.client().fetchHistory(ResumeRequest.workflowId(sessionId)).getEvents().get(0)
+        .getWorkflowExecutionStartedEventAttributes().getEagerExecutionAccepted();
+  }
+
+  /**
+   * The same work as the recovery's launches, directly: for each session the test agent spawned, ACP
+   * {@code initialize} and {@code session/load} of its stored provider session answered, {@code
+   * LAUNCH_CAP} at a time. The agents stay up until all are loaded, as the recovered ones do.
+   */
+  private Load.Result spawnInitializeAndLoad(List<String> sessionIds) throws Exception {
+    List<String> tokens = sessionIds.stream().map(id -> cluster.identity(id).resumeToken()).toList();
+    int perThread = tokens.size() / LAUNCH_CAP;
     List<Process> agents = Collections.synchronizedList(new ArrayList<>());
     try {
-      return Load.run(LAUNCH_CAP, n / LAUNCH_CAP, (thread, iteration) -> agents.add(initializedAgent()));
+      return Load.run(LAUNCH_CAP, perThread,
+          (thread, iteration) -> agents.add(loadedAgent(tokens.get(thread * perThread + iteration))));
     } finally {
       agents.forEach(Process::destroyForcibly);
     }
   }
 
-  private Process initializedAgent() {
+  private Process loadedAgent(String token) {
     try {
-      Process agent = new ProcessBuilder("node", TestAgent.script().toString(),
-          "--mode-file=" + cluster.agentModeFile(), "--state-dir=" + cluster.dir().resolve("agent-state"))
-          .redirectError(ProcessBuilder.Redirect.DISCARD).start();
-      agent.getOutputStream().write("""
+      ProcessBuilder spawn = new ProcessBuilder("node", TestAgent.script().toString(),
+          "--mode-file=" + cluster.agentModeFile()).redirectError(ProcessBuilder.Redirect.DISCARD);
+      spawn.environment().put("KANDEV_TEST_AGENT_STATE_DIR", cluster.dir().resolve("agent-state").toString());
+      spawn.environment().put("KANDEV_TEST_AGENT_LAUNCH_LOG", cluster.dir().resolve("direct-launches.jsonl").toString());
+      Process agent = spawn.start();
+      var in = agent.getOutputStream();
+      var out = new BufferedReader(new InputStreamReader(agent.getInputStream(), StandardCharsets.UTF_8));
+      in.write("""
           {"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}
           """.getBytes(StandardCharsets.UTF_8));
-      agent.getOutputStream().flush();
-      var out = new BufferedReader(new InputStreamReader(agent.getInputStream(), StandardCharsets.UTF_8));
-      String answer = out.readLine();
-      assertThat(answer).contains("\"id\":1").contains("protocolVersion");
+      in.flush();
+      assertThat(answer(out, 1)).contains("\"loadSession\":true");
+      in.write("""
+          {"jsonrpc":"2.0","id":2,"method":"session/load","params":{"sessionId":"%s","cwd":"%s","mcpServers":[]}}
+          """.formatted(token, cluster.dir().toAbsolutePath()).getBytes(StandardCharsets.UTF_8));
+      in.flush();
+      assertThat(answer(out, 2)).as("session/load of %s", token).contains("\"result\"").doesNotContain("\"error\"");
       return agent;
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  /** The agent's answer to request {@code id}; the session updates a load replays come before it. */
+  private static String answer(BufferedReader out, int id) throws IOException {
+    for (String line = out.readLine(); line != null; line = out.readLine()) {
+      if (line.contains("\"id\":" + id + ",") || line.contains("\"id\":" + id + "}")) {
+        return line;
+      }
+    }
+    throw new IllegalStateException("the agent closed its output before answering request " + id);
   }
 
   private static Instant at(com.google.protobuf.Timestamp time) {

@@ -10,6 +10,7 @@ import dev.kandev.recovery.worker.observability.RecoveryMetrics;
 import dev.kandev.recovery.worker.recovery.Periodic;
 import dev.kandev.recovery.worker.temporal.TemporalConnection;
 import dev.kandev.recovery.workflows.runtime.BuiltInAgents;
+import io.temporal.client.WorkflowClient;
 import io.temporal.worker.WorkerFactory;
 import java.util.HashMap;
 import java.util.Map;
@@ -40,6 +41,11 @@ public final class HarnessWorker {
         registrations.workflows(), registrations.activities().stream().map(decorate).toList(), registrations.launchSlots()));
     factory.start();
     this.reaping = Periodic.every(settings.agentReapInterval(), "unowned-agent-reaper", components::reapUnownedAgents);
+  }
+
+  /** The client this worker's workers run on, as a worker process's own starts use it. */
+  public WorkflowClient client() {
+    return connection.client;
   }
 
   /**

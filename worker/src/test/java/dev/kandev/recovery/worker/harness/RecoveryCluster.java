@@ -117,6 +117,14 @@ public final class RecoveryCluster implements BeforeEachCallback, AfterEachCallb
     return started(instance, KandevProcess.start(instance, env, dir.resolve("logs"), "worker"));
   }
 
+  /** Starts a {@code worker} process against the dev server with {@code extra} in its environment. */
+  public KandevProcess worker(String instance, Map<String, String> extra) {
+    Map<String, String> env = new HashMap<>(environment(instance));
+    env.put("TEMPORAL_ADDRESS", temporalAddress());
+    env.putAll(extra);
+    return started(instance, KandevProcess.start(instance, env, dir.resolve("logs"), "worker"));
+  }
+
   /**
    * Starts a {@code worker} process of executor host {@code host} against the dev server: a host of
    * its own, so its own state folder (its predecessor file), and agents that record {@code host} in

@@ -186,6 +186,16 @@ public final class ResumeHarness implements BeforeEachCallback, AfterEachCallbac
     return worker.components;
   }
 
+  /** The client of the worker that runs now (the test's own {@link #client} has no worker). */
+  public WorkflowClient workerClient() {
+    return worker.client();
+  }
+
+  /** The file {@link #agentMode} writes; {@code hold-load} puts {@code <file>.held} beside it while it holds. */
+  public Path agentModeFile() {
+    return modeFile;
+  }
+
   /** The mode the next agent process of the session's profile starts in. */
   public void agentMode(String mode) {
     try {

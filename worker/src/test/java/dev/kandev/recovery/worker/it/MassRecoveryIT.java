@@ -22,7 +22,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * 200 sessions of one host lost at once: its worker is killed while all their agents run. Its next
  * worker's restart recovery resumes every one of them in their own provider sessions, never with
- * more launches at a time than its cap, none launched twice, none left STARTING.
+ * more launches at a time than its cap, none launched twice, none left STARTING, each started
+ * eagerly by the worker that runs it.
  */
 public class MassRecoveryIT {
   private static final int SESSIONS = 200;
@@ -78,5 +79,8 @@ public class MassRecoveryIT {
     }
     assertThat(launches).hasSize(SESSIONS).allMatch(run -> run.worker().equals("w-h1-next"));
     assertThat(ActivityRun.mostAtOnce(launches)).as("launches under way at once").isBetween(1, LAUNCH_CAP);
+    assertThat(sessionIds).as("recoveries whose first workflow task came back in the start's answer (eager start)")
+        .allMatch(id -> cluster.client().fetchHistory(ResumeRequest.workflowId(id)).getEvents().get(0)
+            .getWorkflowExecutionStartedEventAttributes().getEagerExecutionAccepted());
   }
 }

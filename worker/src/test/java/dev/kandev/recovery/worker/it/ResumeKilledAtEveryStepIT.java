@@ -45,7 +45,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class ResumeKilledAtEveryStepIT {
   /** The steps of a resume that launches, in their order ({@code ClearIdentityForFreshStart}: a Start fresh). */
   private static final List<String> STEPS = List.of("AcquireResumeLock", "ReadResumeContext",
-      "ClearIdentityForFreshStart", "MarkStarting", "IssueCredentialLease", "PersistCredentialSnapshot",
+      "ClearIdentityForFreshStart", "MarkStarting", "IssueCredentialLeaseForAttempt", "PersistCredentialSnapshot",
       "LaunchAgent", "SettleSession", "ReleaseResumeLock");
   /** The compensations of a resume whose launch failed (and its lock release), in the order they run. */
   private static final List<String> COMPENSATIONS = List.of("StopAgent", "RestoreCredentialSnapshot",

@@ -81,7 +81,7 @@ public class TracingIT {
 
     List<ReceivedSpan> attempts = trace.stream().filter(s -> s.name().startsWith("RunActivity:")).toList();
     assertThat(attempts).extracting(ReceivedSpan::name)
-        .contains("RunActivity:LaunchAgent", "RunActivity:IssueCredentialLease");
+        .contains("RunActivity:LaunchAgent", "RunActivity:IssueCredentialLeaseForAttempt");
     assertThat(attempts).as("local activities are traced too")
         .anyMatch(s -> "true".equals(s.attributes().get("temporalLocalActivity")));
     for (ReceivedSpan attempt : attempts) {

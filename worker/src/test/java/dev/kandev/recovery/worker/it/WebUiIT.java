@@ -62,9 +62,9 @@ public class WebUiIT {
 
     ui.workflow(resumed.workflowId(), resumed.runId(), "history").awaitText("Workflow Execution Completed");
     assertThat(ui.text()).contains("\"outcome\": \"RESUMED\"", "\"finalState\": \"WAITING_FOR_INPUT\"");
-    // The store steps are local activities: the history shows them as "Local Activity" rows.
+    // The store steps and the lease are local activities: the history shows them as "Local Activity" rows.
     assertThat(ui.steps()).containsExactly("AcquireResumeLock (local)", "ReadResumeContext (local)",
-        "MarkStarting (local)", "IssueCredentialLease", "PersistCredentialSnapshot (local)", "LaunchAgent",
+        "MarkStarting (local)", "IssueCredentialLeaseForAttempt (local)", "PersistCredentialSnapshot (local)", "LaunchAgent",
         "SettleSession (local)", "ReleaseResumeLock (local)");
     ui.screenshot("finished-history");
     ui.workflow(resumed.workflowId(), resumed.runId(), "memo")

@@ -14,9 +14,14 @@ import dev.kandev.recovery.workflows.resume.ResumeFailure;
 import dev.kandev.recovery.workflows.resume.ResumeMode;
 import dev.kandev.recovery.workflows.resume.ResumeResult;
 import dev.kandev.recovery.workflows.resume.ResumeStep;
-import io.temporal.api.workflow.v1.PendingActivityInfo;
+import dev.kandev.recovery.worker.harness.KandevProcess;
+import dev.kandev.recovery.worker.interceptors.StepFreezeInterceptor;
+import dev.kandev.recovery.workflows.client.ResumeClient;
+import dev.kandev.recovery.workflows.resume.ResumeRequest;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
-import java.util.concurrent.atomic.AtomicReference;
+import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -27,6 +32,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * another one carries the resume on within the heartbeat, sticky-queue and activity timeouts.
  */
 public class WorkerFailoverIT {
+  private static final String QUEUE = "lease-failover";
   @RegisterExtension final RecoveryCluster cluster = new RecoveryCluster();
 
   @BeforeEach
@@ -64,32 +70,38 @@ public class WorkerFailoverIT {
     assertThat(cluster.executor("s1").orElseThrow().workerInstance()).isNotEqualTo(launcher);
   }
 
+  /**
+   * The lease runs as a local activity in the workflow task after STARTING: the worker running it is
+   * killed after the lease committed, before its workflow task completed. A new worker runs that
+   * task again, gets the lease issued before (one lease for the attempt) and the resume settles.
+   * On a queue of its own, so that only the worker that freezes there takes the resume's tasks.
+   */
   @Test
-  void aWorkerKilledRightAfterStartingIsReplacedByANewOneAndTheResumeSettles() throws Exception {
+  void aWorkerKilledAfterTheLeaseIsReplacedByANewOneThatReusesTheLeaseAndTheResumeSettles() throws Exception {
     String token = cluster.failedSessionWithToken("s1");
     cluster.gitHubBacked("s1", "github_app");
-    // GitHub answers slowly: the resume waits in ISSUE_CREDENTIAL_LEASE, after STARTING.
-    cluster.gitHubApp.server.delay(Duration.ofSeconds(8));
-    ResumeHandle resume = cluster.start("s1", ResumeMode.RESUME);
-    AtomicReference<PendingActivityInfo> leasing = new AtomicReference<>();
-    Await.until(() -> {
-      cluster.startedActivity(resume)
-          .filter(a -> a.getActivityType().getName().equals("IssueCredentialLease"))
-          .ifPresent(leasing::set);
-      return leasing.get() != null;
-    }, Duration.ofMinutes(1), "a worker to run IssueCredentialLease");
+    Path freezeFile = cluster.dir().resolve("freeze-steps");
+    Files.writeString(freezeFile, "s1 IssueCredentialLeaseForAttempt after\n");
+    cluster.setting("KANDEV_TASK_QUEUE", QUEUE);
+    KandevProcess leaser = cluster.worker("worker-c",
+        Map.of("JAVA_TOOL_OPTIONS", "-D" + StepFreezeInterceptor.PROPERTY + "=" + freezeFile));
+    ResumeHandle resume = new ResumeClient(cluster.client(), QUEUE)
+        .start(new ResumeRequest("s1", ResumeMode.RESUME, "user", "it"));
+    Await.until(() -> leaser.output().contains("FROZEN s1 IssueCredentialLeaseForAttempt after"), Duration.ofMinutes(1),
+        "worker-c to issue the lease and freeze");
     assertThat(cluster.state("s1")).isEqualTo(STARTING);
+    String leaseId = cluster.fixtures.string("SELECT id FROM credential_leases WHERE session_id = 's1'");
 
-    String leaser = leasing.get().getLastWorkerIdentity();
-    cluster.kill(leaser);
-    cluster.gitHubApp.server.delay(Duration.ZERO);
+    cluster.kill("worker-c");
     cluster.worker("worker-new");
     ResumeResult result = resume.await(Duration.ofMinutes(3));
 
     assertThat(result.finalState()).isEqualTo(WAITING_FOR_INPUT);
     assertThat(result.loaded()).isTrue();
     assertThat(result.providerSessionId()).isEqualTo(token);
-    assertThat(cluster.executor("s1").orElseThrow().workerInstance()).isNotEqualTo(leaser);
+    assertThat(cluster.executor("s1").orElseThrow().workerInstance()).isEqualTo("worker-new");
+    assertThat(cluster.fixtures.strings("SELECT id FROM credential_leases WHERE session_id = 's1'"))
+        .as("the step ran twice, the lease was issued once").containsExactly(leaseId);
     assertThat(cluster.transitions("s1")).endsWith("FAILED>STARTING", "STARTING>WAITING_FOR_INPUT");
     assertThat(cluster.lockHeld("s1")).isFalse();
   }

@@ -1,5 +1,6 @@
 package dev.kandev.recovery.workflows.resume;
 
+import dev.kandev.recovery.workflows.model.Fence;
 import io.temporal.activity.ActivityInterface;
 
 /** The scoped git credential broker, seen from a resume. No secret crosses this interface. */
@@ -11,6 +12,14 @@ public interface CredentialActivities {
    * CREDENTIAL_SESSION_TERMINAL}).
    */
   CredentialLease issueCredentialLease(String sessionId);
+
+  /**
+   * {@link #issueCredentialLease} once per resume attempt ({@code fence}: the fencing token of its
+   * resume lock): run again for the same attempt, it returns the leases it issued before (same ids,
+   * same snapshot) while they can still be used, instead of issuing more. What lets the lease run as a
+   * local activity, whose result is lost with a worker that dies before its workflow task completes.
+   */
+  CredentialLease issueCredentialLeaseForAttempt(String sessionId, Fence fence);
 
   /** Compensation: revokes every lease of the session. Idempotent. */
   void revokeCredentialLeases(String sessionId);

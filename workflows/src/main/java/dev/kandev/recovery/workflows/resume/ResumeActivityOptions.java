@@ -34,7 +34,10 @@ public final class ResumeActivityOptions {
           .setRetryOptions(STORE.getRetryOptions())
           .build();
 
-  /** GitHub 5xx and timeouts are retried; authorization rejections are non-retryable failures. */
+  /**
+   * The lease activity of runs from before {@link #CREDENTIALS_LOCAL}: database faults are retried;
+   * authorization rejections and a missing configuration are non-retryable failures.
+   */
   public static final ActivityOptions CREDENTIALS =
       ActivityOptions.newBuilder()
           .setStartToCloseTimeout(Duration.ofSeconds(45))
@@ -45,6 +48,19 @@ public final class ResumeActivityOptions {
                   .setMaximumInterval(Duration.ofSeconds(20))
                   .setMaximumAttempts(4)
                   .build())
+          .build();
+
+  /**
+   * The lease as a local activity (see {@code ResumeSessionWorkflowImpl#issueLease}): the timeout and
+   * retries of {@link #CREDENTIALS}, run by the worker that runs the workflow task. Issuing is a
+   * database transaction (GitHub is asked when a lease is redeemed, not when it is issued); a refused
+   * scope or a missing configuration is non-retryable, so only faults are retried. A local activity
+   * that outlasts the workflow task timeout is kept alive by the SDK (it heartbeats the task).
+   */
+  public static final LocalActivityOptions CREDENTIALS_LOCAL =
+      LocalActivityOptions.newBuilder()
+          .setStartToCloseTimeout(CREDENTIALS.getStartToCloseTimeout())
+          .setRetryOptions(CREDENTIALS.getRetryOptions())
           .build();
 
   /**

@@ -51,11 +51,15 @@ public class ResumeSessionWorkflowImpl implements ResumeSessionWorkflow {
   static final String HOST_WAIT_FIELD = "host-wait-field";
   /** Version 1: a resume refused before it changed anything is FAILED too (before: REJECTED), one name per outcome. */
   static final String ONE_FAILED_OUTCOME = "one-failed-outcome";
+  /** Version 1: the credential lease runs as a local activity, issued once per attempt (before: an activity). */
+  static final String LOCAL_CREDENTIAL_LEASE = "local-credential-lease";
 
   private final ResumeLockActivities locks = Workflow.newActivityStub(ResumeLockActivities.class, ResumeActivityOptions.STORE);
   private final SessionActivities sessions = Workflow.newActivityStub(SessionActivities.class, ResumeActivityOptions.STORE);
   private final CredentialActivities credentials =
       Workflow.newActivityStub(CredentialActivities.class, ResumeActivityOptions.CREDENTIALS);
+  private final CredentialActivities localCredentials =
+      Workflow.newLocalActivityStub(CredentialActivities.class, ResumeActivityOptions.CREDENTIALS_LOCAL);
   private final AgentActivities launcher = Workflow.newActivityStub(AgentActivities.class, ResumeActivityOptions.LAUNCH);
   private final StoreSteps localStoreSteps = new StoreSteps(
       Workflow.newLocalActivityStub(ResumeLockActivities.class, ResumeActivityOptions.STORE_LOCAL),
@@ -128,7 +132,7 @@ public class ResumeSessionWorkflowImpl implements ResumeSessionWorkflow {
 
       enter(ResumeStep.ISSUE_CREDENTIAL_LEASE, "scoped git credential lease");
       saga.addCompensation(revoker::revokeCredentialLeases, sessionId);
-      CredentialLease lease = credentials.issueCredentialLease(sessionId);
+      CredentialLease lease = issueLease(sessionId, attempt.fence);
 
       enter(ResumeStep.PERSIST_CREDENTIAL_SNAPSHOT, lease.describe());
       saga.addCompensation(restorer::restoreCredentialSnapshot, sessionId, context.previousSnapshot(), attempt.fence);
@@ -188,7 +192,8 @@ public class ResumeSessionWorkflowImpl implements ResumeSessionWorkflow {
 
   /**
    * Where the store steps run. As local activities they run in the workflow task that reaches them,
-   * so a resume takes 3 workflow tasks and 2 activities (the lease and the launch) instead of 9 and 8.
+   * so a resume takes 3 workflow tasks and 2 activities (the lease and the launch) instead of 9 and 8
+   * (2 and 1 since the lease is local too, {@link #issueLease}).
    * A local activity's result is recorded only when its workflow task completes: if the worker dies
    * before that, the next worker runs the step again, so each must recognise its own earlier run —
    * the lock (same owner, same fence), the context (a session this resume moved to STARTING is read
@@ -200,6 +205,19 @@ public class ResumeSessionWorkflowImpl implements ResumeSessionWorkflow {
     return Workflow.getVersion(LOCAL_STORE_STEPS, Workflow.DEFAULT_VERSION, 1) == Workflow.DEFAULT_VERSION
         ? new StoreSteps(locks, sessions, unlocker)
         : localStoreSteps;
+  }
+
+  /**
+   * The session's credential lease. As a local activity it runs in the workflow task that reaches it,
+   * with the snapshot after it, so a resume takes 2 workflow tasks and 1 activity (the launch). Its
+   * re-run after a lost workflow task is recognised by the attempt's fence: it returns the leases it
+   * issued before (while usable) instead of a second set. Histories from before ran it as an activity.
+   */
+  private CredentialLease issueLease(String sessionId, Fence fence) {
+    if (Workflow.getVersion(LOCAL_CREDENTIAL_LEASE, Workflow.DEFAULT_VERSION, 1) == Workflow.DEFAULT_VERSION) {
+      return credentials.issueCredentialLease(sessionId);
+    }
+    return localCredentials.issueCredentialLeaseForAttempt(sessionId, fence);
   }
 
   /** The lock and session steps of a resume, and the release after a settle. */

@@ -80,24 +80,25 @@ class ResumeSagaOrderTest {
 
     assertThat(result.outcome()).isEqualTo(ResumeOutcome.RESUMED);
     assertThat(recorder.calls).containsExactly("acquireResumeLock", "readResumeContext", "markStarting",
-        "issueCredentialLease", "persistCredentialSnapshot", "launchAgent", "settleSession", "releaseResumeLock");
+        "issueCredentialLeaseForAttempt", "persistCredentialSnapshot", "launchAgent", "settleSession", "releaseResumeLock");
   }
 
   /**
-   * The store steps are local activities: a successful resume takes 3 workflow tasks and schedules
-   * only the lease and the launch as activities.
+   * The store steps and the lease are local activities: a successful resume takes 2 workflow tasks
+   * and schedules only the launch as an activity; the lease is issued for the attempt's fence.
    */
   @Test
-  void theStoreStepsRunAsLocalActivities() {
+  void theStoreStepsAndTheLeaseRunAsLocalActivities() {
     run(ResumeMode.RESUME);
 
     List<HistoryEvent> events = env.getWorkflowClient().fetchHistory(ResumeRequest.workflowId("s1")).getEvents();
     assertThat(events.stream().filter(HistoryEvent::hasActivityTaskScheduledEventAttributes)
         .map(e -> e.getActivityTaskScheduledEventAttributes().getActivityType().getName()))
-        .containsExactly("IssueCredentialLease", "LaunchAgent");
+        .containsExactly("LaunchAgent");
     assertThat(events.stream().filter(e -> e.hasMarkerRecordedEventAttributes()
-        && e.getMarkerRecordedEventAttributes().getMarkerName().equals("LocalActivity"))).hasSize(6);
-    assertThat(events.stream().filter(HistoryEvent::hasWorkflowTaskCompletedEventAttributes)).hasSize(3);
+        && e.getMarkerRecordedEventAttributes().getMarkerName().equals("LocalActivity"))).hasSize(7);
+    assertThat(events.stream().filter(HistoryEvent::hasWorkflowTaskCompletedEventAttributes)).hasSize(2);
+    assertThat(recorder.leaseFence).isEqualTo(Fence.of(7));
   }
 
   /** The long host wait is asked for explicitly; the free-text reason alone does not give it. */
@@ -126,13 +127,13 @@ class ResumeSagaOrderTest {
         .rootCause().hasMessageContaining("injected launchAgent failure");
 
     assertThat(recorder.calls).containsExactly("acquireResumeLock", "readResumeContext", "markStarting",
-        "issueCredentialLease", "persistCredentialSnapshot", "launchAgent",
+        "issueCredentialLeaseForAttempt", "persistCredentialSnapshot", "launchAgent",
         "stopAgent", "restoreCredentialSnapshot", "revokeCredentialLeases", "restorePriorState", "releaseResumeLock");
   }
 
   @Test
   void leaseFailureRevokesAndRestoresButHasNoSnapshotToRestore() {
-    recorder.failAt = "issueCredentialLease";
+    recorder.failAt = "issueCredentialLeaseForAttempt";
 
     WorkflowFailedException failure = catchFailure();
 
@@ -143,7 +144,7 @@ class ResumeSagaOrderTest {
     assertThat(details.sessionState()).isEqualTo(SessionState.FAILED);
     assertThat(details.recoveryActions()).containsExactly(ResumeMode.RESUME, ResumeMode.START_FRESH);
     assertThat(recorder.calls).containsExactly("acquireResumeLock", "readResumeContext", "markStarting",
-        "issueCredentialLease", "revokeCredentialLeases", "restorePriorState", "releaseResumeLock");
+        "issueCredentialLeaseForAttempt", "revokeCredentialLeases", "restorePriorState", "releaseResumeLock");
   }
 
   @Test
@@ -175,7 +176,7 @@ class ResumeSagaOrderTest {
     assertThat(application.getType()).isEqualTo("INJECTED");
     assertThat(application.getDetails().get(ResumeFailure.class).step()).isEqualTo(ResumeStep.LAUNCH_AGENT);
     assertThat(recorder.calls).containsExactly("acquireResumeLock", "readResumeContext", "markStarting",
-        "issueCredentialLease", "persistCredentialSnapshot", "launchAgent",
+        "issueCredentialLeaseForAttempt", "persistCredentialSnapshot", "launchAgent",
         "stopAgent", "restoreCredentialSnapshot", "revokeCredentialLeases", "restorePriorState", "releaseResumeLock");
   }
 
@@ -216,6 +217,7 @@ class ResumeSagaOrderTest {
     volatile String fencedOutAt = "";
     /** The session's executor host; empty: not bound (the shared queue). */
     volatile String host = "";
+    volatile Fence leaseFence;
 
     private void call(String name) {
       calls.add(name);
@@ -244,6 +246,14 @@ class ResumeSagaOrderTest {
     @Override public void restoreCredentialSnapshot(String sessionId, GitCredentialSnapshot previous, Fence fence) { call("restoreCredentialSnapshot"); }
     @Override public CredentialLease issueCredentialLease(String sessionId) {
       call("issueCredentialLease");
+      return noLease();
+    }
+    @Override public CredentialLease issueCredentialLeaseForAttempt(String sessionId, Fence fence) {
+      call("issueCredentialLeaseForAttempt");
+      leaseFence = fence;
+      return noLease();
+    }
+    private static CredentialLease noLease() {
       return new CredentialLease(List.of(), new GitCredentialSnapshot(1, "none", null, null, null, null, null, null, null, "default", "2026-01-01T00:00:00Z"));
     }
     @Override public void revokeCredentialLeases(String sessionId) { call("revokeCredentialLeases"); }

@@ -40,7 +40,13 @@ class ResumeSessionReplayTest {
     "host-wait-field-resume-restart-recovery",
     // Before "one-failed-outcome": KandevOutcome REJECTED for a resume that changed nothing.
     "local-steps-resume-rejected-before-one-outcome",
-    "local-steps-resume-rejected"
+    "local-steps-resume-rejected",
+    // Since "local-credential-lease": the lease as a local activity, issued once per attempt.
+    "local-lease-resume-success-github", "local-lease-resume-launch-failure-compensated",
+    "local-lease-resume-credential-rejected", "local-lease-resume-start-fresh",
+    "local-lease-resume-worker-died-after-starting", "local-lease-resume-worker-died-after-lease",
+    "local-lease-resume-worker-died-during-launch", "local-lease-resume-agent-lost-after-settleSession",
+    "local-lease-resume-agent-lost-after-releaseResumeLock"
   })
   void recordedHistoryReplaysDeterministically(String name) throws Exception {
     replay.replay(name);

@@ -1,3 +1,0 @@
--- What a next release's expand migration looks like (SchemaCompatibilityTest): a defaulted column
--- the previous release's writes need not know of.
-ALTER TABLE task_sessions ADD COLUMN upgrade_note TEXT NOT NULL DEFAULT '';
