@@ -118,7 +118,8 @@ public final class DbosResume implements PeerResume {
       ResumeContext context =
           dbos.runStep(() -> saga.sessions.readResumeContext(sessionId, ResumeMode.RESUME, fence), "ReadResumeContext");
       dbos.runStep(() -> saga.sessions.markStarting(sessionId, context.priorState(), "benchmark", fence), "MarkStarting");
-      CredentialLease lease = dbos.runStep(() -> saga.credentials.issueCredentialLease(sessionId), "IssueCredentialLease");
+      CredentialLease lease = dbos.runStep(
+          () -> saga.credentials.issueCredentialLeaseForAttempt(sessionId, fence), "IssueCredentialLeaseForAttempt");
       dbos.runStep(() -> saga.sessions.persistCredentialSnapshot(sessionId, lease.snapshot(), fence),
           "PersistCredentialSnapshot");
       LaunchOutcome launched =
