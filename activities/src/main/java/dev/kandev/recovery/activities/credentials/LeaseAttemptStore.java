@@ -37,20 +37,18 @@ final class LeaseAttemptStore {
    * makes this insert fail, and the caller's transaction (with the leases it issued) roll back.
    */
   void insert(Handle h, String sessionId, Fence fence, AttemptLeases leases, Instant now) {
-    h.createUpdate("INSERT INTO credential_lease_attempts (session_id, fence, lease_ids, snapshot, created_at)"
-            + " VALUES (:sessionId, :fence, :leaseIds, CAST(:snapshot AS jsonb), :now)")
-        .bind("sessionId", sessionId)
-        .bind("fence", fence.token())
-        .bind("leaseIds", leases.leaseIds().toArray(String[]::new))
-        .bind("snapshot", snapshotJson(leases.snapshot()))
-        .bind("now", now)
-        .execute();
+    write(h, "INSERT INTO credential_lease_attempts (session_id, fence, lease_ids, snapshot, created_at)"
+        + " VALUES (:sessionId, :fence, :leaseIds, CAST(:snapshot AS jsonb), :now)", sessionId, fence, leases, now);
   }
 
   /** Replaces the attempt's result (its earlier leases could no longer be used). */
   void replace(Handle h, String sessionId, Fence fence, AttemptLeases leases, Instant now) {
-    h.createUpdate("UPDATE credential_lease_attempts SET lease_ids = :leaseIds, snapshot = CAST(:snapshot AS jsonb),"
-            + " created_at = :now WHERE session_id = :sessionId AND fence = :fence")
+    write(h, "UPDATE credential_lease_attempts SET lease_ids = :leaseIds, snapshot = CAST(:snapshot AS jsonb),"
+        + " created_at = :now WHERE session_id = :sessionId AND fence = :fence", sessionId, fence, leases, now);
+  }
+
+  private void write(Handle h, String sql, String sessionId, Fence fence, AttemptLeases leases, Instant now) {
+    h.createUpdate(sql)
         .bind("sessionId", sessionId)
         .bind("fence", fence.token())
         .bind("leaseIds", leases.leaseIds().toArray(String[]::new))
