@@ -16,11 +16,15 @@ import java.util.Properties;
  * with the same state folder, as it recorded itself there: its pid, the instant its process started, its worker instance and host. A
  * process that died (SIGKILL, a crash) still counts as alive in {@code worker_presence} until it
  * misses its beats for a minute; its successor on the same host can tell at once that it is gone —
- * its pid is dead, or belongs to a process that started at another instant — and recover its
- * sessions without waiting. A process that stops cleanly removes its entry ({@link #forget}), so its
+ * its pid is dead, or belongs to a process that started at another moment — and recover its
+ * sessions without waiting. Where {@code /proc} exists the moment is the process' start in clock
+ * ticks since boot, which a step of the wall clock (NTP, a VM restored from a snapshot) leaves as it
+ * was; the start instant the JDK derives from the wall clock is the fallback elsewhere. A process that stops cleanly removes its entry ({@link #forget}), so its
  * successor finds no predecessor and has nothing to say.
  */
-public record Predecessor(long pid, long startedAtMillis, String workerInstance, String host) {
+public record Predecessor(long pid, long startedAtMillis, long startTicks, String workerInstance, String host) {
+  private static final long UNKNOWN = -1;
+
   /** The predecessor the state folder records, if any (a file that cannot be read counts as none). */
   public static Optional<Predecessor> read(Path file) {
     if (!Files.isRegularFile(file)) {
@@ -30,7 +34,8 @@ public record Predecessor(long pid, long startedAtMillis, String workerInstance,
     try (Reader in = Files.newBufferedReader(file)) {
       entry.load(in);
       return Optional.of(new Predecessor(Long.parseLong(entry.getProperty("pid")),
-          Long.parseLong(entry.getProperty("startedAtMillis")), entry.getProperty("workerInstance"),
+          Long.parseLong(entry.getProperty("startedAtMillis")),
+          Long.parseLong(entry.getProperty("startTicks", Long.toString(UNKNOWN))), entry.getProperty("workerInstance"),
           entry.getProperty("host")));
     } catch (IOException | RuntimeException e) {
       return Optional.empty();
@@ -43,6 +48,7 @@ public record Predecessor(long pid, long startedAtMillis, String workerInstance,
     Properties entry = new Properties();
     entry.setProperty("pid", Long.toString(self.pid()));
     entry.setProperty("startedAtMillis", Long.toString(startedAtMillis(self)));
+    entry.setProperty("startTicks", Long.toString(startTicks(self.pid())));
     entry.setProperty("workerInstance", workerInstance);
     entry.setProperty("host", host);
     try {
@@ -71,12 +77,28 @@ public record Predecessor(long pid, long startedAtMillis, String workerInstance,
     }
   }
 
-  /** Whether the recorded process still runs on this machine (the same pid, started at the same instant). */
+  /** Whether the recorded process still runs on this machine (the same pid, started at the same moment). */
   public boolean isAlive() {
     return ProcessHandle.of(pid)
         .filter(ProcessHandle::isAlive)
-        .filter(p -> startedAtMillis(p) == startedAtMillis)
+        .filter(this::startedAsRecorded)
         .isPresent();
+  }
+
+  private boolean startedAsRecorded(ProcessHandle process) {
+    long ticks = startTicks(process.pid());
+    return ticks != UNKNOWN && startTicks != UNKNOWN ? ticks == startTicks : startedAtMillis(process) == startedAtMillis;
+  }
+
+  /** Field 22 of {@code /proc/PID/stat}: the start in clock ticks since boot (the name before it may hold spaces). */
+  static long startTicks(long pid) {
+    try {
+      String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+      String[] afterName = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+      return Long.parseLong(afterName[19]);
+    } catch (IOException | RuntimeException e) {
+      return UNKNOWN;
+    }
   }
 
   private static long startedAtMillis(ProcessHandle process) {
