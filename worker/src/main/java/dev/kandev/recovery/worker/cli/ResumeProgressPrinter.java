@@ -2,6 +2,7 @@ package dev.kandev.recovery.worker.cli;
 
 import dev.kandev.recovery.workflows.client.ResumeHandle;
 import dev.kandev.recovery.workflows.resume.ResumeProgress;
+import dev.kandev.recovery.workflows.resume.ResumeStep;
 import io.temporal.api.common.v1.WorkflowExecution;
 import java.io.PrintStream;
 import java.util.Optional;
@@ -18,6 +19,8 @@ final class ResumeProgressPrinter implements AutoCloseable {
   private static final long EVERY_MILLIS = 500;
   /** How often the task queues are looked at. */
   private static final long QUEUES_EVERY_MILLIS = 5_000;
+  /** How often while the resume is at its launch and no lack of a launch worker was said: the launch is scheduled any moment. */
+  private static final long QUEUES_AT_LAUNCH_EVERY_MILLIS = 1_000;
   /** How long the last look at the lines may take once the outcome is known. */
   private static final long LAST_LOOK_MILLIS = 10_000;
 
@@ -32,6 +35,7 @@ final class ResumeProgressPrinter implements AutoCloseable {
   private volatile boolean stopping;
   private boolean closed;
   private int printed;
+  private boolean atLaunch;
   private boolean workerPolls = true;
   private String saidLaunchQueue;
 
@@ -54,12 +58,13 @@ final class ResumeProgressPrinter implements AutoCloseable {
   }
 
   private void run() {
-    long nextQueueLook = 0;
+    long lastQueueLook = Long.MIN_VALUE / 2;
     while (true) {
       boolean last = stopping;
-      if (!last && System.currentTimeMillis() >= nextQueueLook) {
+      long every = atLaunchUnsaid() ? QUEUES_AT_LAUNCH_EVERY_MILLIS : QUEUES_EVERY_MILLIS;
+      if (!last && System.currentTimeMillis() >= lastQueueLook + every) {
         lookAtQueues();
-        nextQueueLook = System.currentTimeMillis() + QUEUES_EVERY_MILLIS;
+        lastQueueLook = System.currentTimeMillis();
       }
       if (!noWorkerPolls()) {
         printNewLines();
@@ -110,9 +115,17 @@ final class ResumeProgressPrinter implements AutoCloseable {
     }
     synchronized (printing) {
       for (int i = printed; i < progress.lines().size(); i++) {
-        print("  " + progress.lines().get(i));
+        String line = progress.lines().get(i);
+        print("  " + line);
+        atLaunch = line.startsWith(ResumeStep.LAUNCH_AGENT + ":");
       }
       printed = Math.max(printed, progress.lines().size());
+    }
+  }
+
+  private boolean atLaunchUnsaid() {
+    synchronized (printing) {
+      return atLaunch && saidLaunchQueue == null;
     }
   }
 

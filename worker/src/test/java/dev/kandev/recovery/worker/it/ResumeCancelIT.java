@@ -28,13 +28,13 @@ public class ResumeCancelIT {
     cluster.newSession("s-far", SessionState.CREATED);
     cluster.bindHost("s-far", "far-host");
 
-    KandevProcess.Result resume = cli("resume", "s-far", "--fresh", "--timeout=10s");
+    KandevProcess.Result resume = cli("resume", "s-far", "--fresh", "--timeout=20s");
 
     assertThat(resume.exitCode()).as(resume.output()).isEqualTo(ExitCodes.TIMED_OUT);
     assertThat(resume.output().lines()
         .filter(l -> l.startsWith("waiting: no worker polls the session's launch queue kandev-recovery@far-host/launch")))
         .as(resume.output()).singleElement().asString().contains("KANDEV_HOST=far-host");
-    assertThat(resume.output()).contains("outcome: none within 10s — the resume runs on")
+    assertThat(resume.output()).contains("outcome: none within 20s — the resume runs on")
         .doesNotContain("no worker polls task queue");
 
     KandevProcess.Result cancel = cli("resume", "s-far", "--cancel");
