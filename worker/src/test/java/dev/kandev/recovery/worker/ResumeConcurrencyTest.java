@@ -1,6 +1,7 @@
 package dev.kandev.recovery.worker;
 
 import static dev.kandev.recovery.workflows.model.SessionState.CANCELLED;
+import static dev.kandev.recovery.workflows.model.SessionState.CREATED;
 import static dev.kandev.recovery.workflows.model.SessionState.FAILED;
 import static dev.kandev.recovery.workflows.model.SessionState.STARTING;
 import static dev.kandev.recovery.workflows.model.SessionState.WAITING_FOR_INPUT;
@@ -13,6 +14,7 @@ import dev.kandev.recovery.activities.store.WorkerPresenceStore;
 import dev.kandev.recovery.activities.testing.Await;
 import dev.kandev.recovery.activities.testing.TestDatabase;
 import dev.kandev.recovery.worker.harness.ActivityHooks;
+import dev.kandev.recovery.worker.harness.RecordedHistories;
 import dev.kandev.recovery.worker.harness.ResumeHarness;
 import dev.kandev.recovery.workflows.client.ResumeConflictException;
 import dev.kandev.recovery.workflows.client.ResumeHandle;
@@ -20,7 +22,9 @@ import dev.kandev.recovery.workflows.resume.ResumeFailure;
 import dev.kandev.recovery.workflows.resume.ResumeMode;
 import dev.kandev.recovery.workflows.resume.ResumeResult;
 import dev.kandev.recovery.workflows.resume.ResumeStep;
+import io.temporal.api.history.v1.HistoryEvent;
 import io.temporal.client.WorkflowFailedException;
+import io.temporal.common.WorkflowExecutionHistory;
 import io.temporal.failure.CanceledFailure;
 import java.time.Duration;
 import java.util.List;
@@ -76,6 +80,32 @@ public class ResumeConcurrencyTest {
     assertThat(harness.identity("s1")).isEqualTo(new SessionIdentity(token, token));
   }
 
+  /**
+   * A launch that no worker of the session's host took: cancelling the resume restores the session
+   * without asking that host to stop what it never started (which waited the host wait, a minute).
+   */
+  @Test
+  void cancellingAResumeWhoseLaunchNoWorkerTookRestoresTheSessionAndStopsNothing() throws Exception {
+    harness.newSession("s1", CREATED);
+    harness.fixtures.exec("UPDATE task_sessions SET executor_host = 'far-host' WHERE id = ?", "s1");
+    ResumeHandle resume = harness.start("s1", ResumeMode.START_FRESH);
+    Await.until(() -> scheduledActivities(harness.history("s1")).contains("LaunchAgent"), Duration.ofSeconds(30),
+        "the launch to wait on far-host's queue");
+
+    resume.cancel();
+
+    assertThatThrownBy(() -> resume.await(Duration.ofMinutes(2)))
+        .isInstanceOf(WorkflowFailedException.class)
+        .hasCauseInstanceOf(CanceledFailure.class);
+    WorkflowExecutionHistory history = harness.history("s1");
+    RecordedHistories.recordIfAsked(history, "unstarted-launch-cancel-resume-cancelled");
+    assertThat(scheduledActivities(history)).as("nothing ran on a host, so nothing is stopped")
+        .contains("LaunchAgent").doesNotContain("StopAgent");
+    assertThat(harness.state("s1")).isEqualTo(CREATED);
+    assertThat(harness.liveLeases("s1")).isZero();
+    assertThat(harness.lockHeld("s1")).isFalse();
+  }
+
   @Test
   void aSecondRequestForTheSameSessionAttachesAndAnotherModeIsRefused() throws Exception {
     harness.establishedSession("s1", FAILED);
@@ -123,6 +153,11 @@ public class ResumeConcurrencyTest {
     } catch (RuntimeException e) {
       return false;
     }
+  }
+
+  private static List<String> scheduledActivities(WorkflowExecutionHistory history) {
+    return history.getEvents().stream().filter(HistoryEvent::hasActivityTaskScheduledEventAttributes)
+        .map(e -> e.getActivityTaskScheduledEventAttributes().getActivityType().getName()).toList();
   }
 
   /** Waits for the resume to end, however it ends. */

@@ -43,4 +43,10 @@ public final class WorkflowFailures {
     return failure instanceof ActivityFailure && failure.getCause() instanceof TimeoutFailure timeout
         && timeout.getTimeoutType() == TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_START;
   }
+
+  /** An activity cancelled before any worker started it (the history has no started event for it). */
+  public static boolean isCancelledBeforeStart(TemporalFailure failure) {
+    return failure instanceof ActivityFailure activity && activity.getCause() instanceof CanceledFailure
+        && activity.getStartedEventId() <= 0;
+  }
 }

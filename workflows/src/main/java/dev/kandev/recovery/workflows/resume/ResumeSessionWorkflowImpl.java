@@ -53,6 +53,8 @@ public class ResumeSessionWorkflowImpl implements ResumeSessionWorkflow {
   static final String ONE_FAILED_OUTCOME = "one-failed-outcome";
   /** Version 1: the credential lease runs as a local activity, issued once per attempt (before: an activity). */
   static final String LOCAL_CREDENTIAL_LEASE = "local-credential-lease";
+  /** Version 1: a launch cancelled before a worker took it is not stopped (before: its host was asked to stop it). */
+  static final String UNSTARTED_LAUNCH_CANCEL = "unstarted-launch-cancel";
 
   private final ResumeLockActivities locks = Workflow.newActivityStub(ResumeLockActivities.class, ResumeActivityOptions.STORE);
   private final SessionActivities sessions = Workflow.newActivityStub(SessionActivities.class, ResumeActivityOptions.STORE);
@@ -155,9 +157,10 @@ public class ResumeSessionWorkflowImpl implements ResumeSessionWorkflow {
       return new ResumeResult(sessionId, context.taskId(), outcome, finalState, launched.providerSessionId(), launched.loaded());
     } catch (ActivityFailure | CanceledFailure failure) {
       ResumeStep failedStep = step;
-      attempt.launchNeverStarted = failedStep == ResumeStep.LAUNCH_AGENT && WorkflowFailures.isScheduleToStartTimeout(failure);
-      String type = attempt.launchNeverStarted ? FailureType.AGENT_HOST_UNAVAILABLE.type() : WorkflowFailures.type(failure);
-      String cause = attempt.launchNeverStarted
+      boolean noHostWorker = failedStep == ResumeStep.LAUNCH_AGENT && WorkflowFailures.isScheduleToStartTimeout(failure);
+      attempt.launchNeverStarted = noHostWorker || (failedStep == ResumeStep.LAUNCH_AGENT && cancelledBeforeItStarted(failure));
+      String type = noHostWorker ? FailureType.AGENT_HOST_UNAVAILABLE.type() : WorkflowFailures.type(failure);
+      String cause = noHostWorker
           ? "no worker of host " + attempt.agents.host() + " took the launch within " + attempt.agents.hostWait().toSeconds()
               + " s (the host's worker is down, or busy with more launches than its cap); nothing was launched"
           : WorkflowFailures.message(failure);
@@ -279,6 +282,16 @@ public class ResumeSessionWorkflowImpl implements ResumeSessionWorkflow {
       note("COMPENSATE: host " + attempt.agents.host() + " did not take the stop; withdrawing the launch");
       stopper.stopAgent(sessionId);
     }
+  }
+
+  /**
+   * The launch was cancelled before any worker took it: nothing ran, so there is nothing to stop,
+   * and the compensation does not wait for a host that may be gone. Histories from before asked the
+   * host to stop it anyway, and keep doing so on replay.
+   */
+  private static boolean cancelledBeforeItStarted(TemporalFailure failure) {
+    return WorkflowFailures.isCancelledBeforeStart(failure)
+        && Workflow.getVersion(UNSTARTED_LAUNCH_CANCEL, Workflow.DEFAULT_VERSION, 1) != Workflow.DEFAULT_VERSION;
   }
 
   /** What one attempt learned; compensations read it when they run. */

@@ -46,7 +46,11 @@ class ResumeSessionReplayTest {
     "local-lease-resume-credential-rejected", "local-lease-resume-start-fresh",
     "local-lease-resume-worker-died-after-starting", "local-lease-resume-worker-died-after-lease",
     "local-lease-resume-worker-died-during-launch", "local-lease-resume-agent-lost-after-settleSession",
-    "local-lease-resume-agent-lost-after-releaseResumeLock"
+    "local-lease-resume-agent-lost-after-releaseResumeLock",
+    // Before "unstarted-launch-cancel": a launch cancelled before a worker took it was stopped on its host.
+    "local-lease-resume-cancelled-before-launch-started",
+    // Since "unstarted-launch-cancel": it is not.
+    "unstarted-launch-cancel-resume-cancelled"
   })
   void recordedHistoryReplaysDeterministically(String name) throws Exception {
     replay.replay(name);
