@@ -19,8 +19,9 @@ import java.util.Properties;
  * its pid is dead, or belongs to a process that started at another moment — and recover its
  * sessions without waiting. Where {@code /proc} exists the moment is the process' start in clock
  * ticks since boot, which a step of the wall clock (NTP, a VM restored from a snapshot) leaves as it
- * was; the start instant the JDK derives from the wall clock is the fallback elsewhere. A process that stops cleanly removes its entry ({@link #forget}), so its
- * successor finds no predecessor and has nothing to say.
+ * was; the start instant the JDK derives from the wall clock is the fallback elsewhere. A process
+ * that stops cleanly removes its entry ({@link #forget}), so its successor finds no predecessor and
+ * has nothing to say.
  */
 public record Predecessor(long pid, long startedAtMillis, long startTicks, String workerInstance, String host) {
   private static final long UNKNOWN = -1;
