@@ -14,6 +14,7 @@ import dev.kandev.recovery.activities.store.WorkerPresenceStore;
 import dev.kandev.recovery.activities.testing.Await;
 import dev.kandev.recovery.activities.testing.TestDatabase;
 import dev.kandev.recovery.worker.harness.ActivityHooks;
+import dev.kandev.recovery.worker.harness.HistorySteps;
 import dev.kandev.recovery.worker.harness.RecordedHistories;
 import dev.kandev.recovery.worker.harness.ResumeHarness;
 import dev.kandev.recovery.workflows.client.ResumeConflictException;
@@ -22,7 +23,6 @@ import dev.kandev.recovery.workflows.resume.ResumeFailure;
 import dev.kandev.recovery.workflows.resume.ResumeMode;
 import dev.kandev.recovery.workflows.resume.ResumeResult;
 import dev.kandev.recovery.workflows.resume.ResumeStep;
-import io.temporal.api.history.v1.HistoryEvent;
 import io.temporal.client.WorkflowFailedException;
 import io.temporal.common.WorkflowExecutionHistory;
 import io.temporal.failure.CanceledFailure;
@@ -89,7 +89,7 @@ public class ResumeConcurrencyTest {
     harness.newSession("s1", CREATED);
     harness.fixtures.exec("UPDATE task_sessions SET executor_host = 'far-host' WHERE id = ?", "s1");
     ResumeHandle resume = harness.start("s1", ResumeMode.START_FRESH);
-    Await.until(() -> scheduledActivities(harness.history("s1")).contains("LaunchAgent"), Duration.ofSeconds(30),
+    Await.until(() -> HistorySteps.scheduledTypes(harness.history("s1")).contains("LaunchAgent"), Duration.ofSeconds(30),
         "the launch to wait on far-host's queue");
 
     resume.cancel();
@@ -99,7 +99,7 @@ public class ResumeConcurrencyTest {
         .hasCauseInstanceOf(CanceledFailure.class);
     WorkflowExecutionHistory history = harness.history("s1");
     RecordedHistories.recordIfAsked(history, "unstarted-launch-cancel-resume-cancelled");
-    assertThat(scheduledActivities(history)).as("nothing ran on a host, so nothing is stopped")
+    assertThat(HistorySteps.scheduledTypes(history)).as("nothing ran on a host, so nothing is stopped")
         .contains("LaunchAgent").doesNotContain("StopAgent");
     assertThat(harness.state("s1")).isEqualTo(CREATED);
     assertThat(harness.liveLeases("s1")).isZero();
@@ -153,11 +153,6 @@ public class ResumeConcurrencyTest {
     } catch (RuntimeException e) {
       return false;
     }
-  }
-
-  private static List<String> scheduledActivities(WorkflowExecutionHistory history) {
-    return history.getEvents().stream().filter(HistoryEvent::hasActivityTaskScheduledEventAttributes)
-        .map(e -> e.getActivityTaskScheduledEventAttributes().getActivityType().getName()).toList();
   }
 
   /** Waits for the resume to end, however it ends. */

@@ -1,7 +1,7 @@
 package dev.kandev.recovery.worker;
 
-import static dev.kandev.recovery.worker.harness.RuntimeUpdateHarness.activities;
-import static dev.kandev.recovery.worker.harness.RuntimeUpdateHarness.scheduled;
+import static dev.kandev.recovery.worker.harness.HistorySteps.scheduled;
+import static dev.kandev.recovery.worker.harness.HistorySteps.scheduledTypes;
 import static dev.kandev.recovery.worker.harness.RuntimeUpdateHarness.snapshot;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -119,7 +119,7 @@ public class RuntimeUpdateWorkflowTest {
     assertThat(record.finishedAt()).isNotNull();
 
     WorkflowExecutionHistory history = harness.history(job.workflowId(), job.runId());
-    assertThat(activities(history)).containsExactly(
+    assertThat(scheduledTypes(history)).containsExactly(
         "RuntimeSaveJob", "RuntimeSaveJob", "RuntimeRunUpdate", "RuntimeSaveJob", "RuntimeRepairExecutionCache",
         "RuntimeSaveJob", "RuntimeRunUpdate", "RuntimeSaveJob", "RuntimeProbeAcp", "RuntimeSaveJob");
     assertNpmStepsRunOnce(history);
@@ -154,7 +154,7 @@ public class RuntimeUpdateWorkflowTest {
     assertThat(record.finishedAt()).isNotNull();
 
     WorkflowExecutionHistory history = harness.history(job.workflowId(), job.runId());
-    assertThat(activities(history)).containsExactly(
+    assertThat(scheduledTypes(history)).containsExactly(
         "RuntimeSaveJob", "RuntimeSaveJob", "RuntimeRunUpdate", "RuntimeSaveJob", "RuntimeRepairExecutionCache",
         "RuntimeSaveJob", "RuntimeRunUpdate", "RuntimeSaveJob");
     assertNpmStepsRunOnce(history);
@@ -189,7 +189,7 @@ public class RuntimeUpdateWorkflowTest {
     Map<String, String> after = snapshot(harness.dir);
     before.keySet().stream().filter(p -> !p.contains("_logs") && !p.contains("_cacache"))
         .forEach(path -> assertThat(after).as(path).containsEntry(path, before.get(path)));
-    assertThat(activities(harness.history(job.workflowId(), job.runId()))).containsExactly(
+    assertThat(scheduledTypes(harness.history(job.workflowId(), job.runId()))).containsExactly(
         "RuntimeSaveJob", "RuntimeSaveJob", "RuntimeRunUpdate", "RuntimeSaveJob", "RuntimeRepairExecutionCache",
         "RuntimeSaveJob");
   }
@@ -224,7 +224,7 @@ public class RuntimeUpdateWorkflowTest {
     assertThat(result.repair()).isEqualTo(RepairResult.NOT_RUN);
     assertThat(result.probe().protocolVersion()).isEqualTo(1);
     assertThat(snapshot(harness.npm.npxTree(SPEC)).keySet()).containsAll(before.keySet());
-    assertThat(activities(harness.history(job.workflowId(), job.runId()))).containsExactly(
+    assertThat(scheduledTypes(harness.history(job.workflowId(), job.runId()))).containsExactly(
         "RuntimeSaveJob", "RuntimeSaveJob", "RuntimeRunUpdate", "RuntimeSaveJob", "RuntimeProbeAcp", "RuntimeSaveJob");
   }
 
@@ -240,7 +240,7 @@ public class RuntimeUpdateWorkflowTest {
     assertThat(result.repaired()).isFalse();
     assertThat(db.tx((Handle h) -> TestStores.runtimeJob(h, job.runId())).orElseThrow().job().status()).isEqualTo(RuntimeJobStatus.FAILED);
     WorkflowExecutionHistory history = harness.history(job.workflowId(), job.runId());
-    assertThat(activities(history)).filteredOn(type -> type.equals("RuntimeProbeAcp")).hasSize(1);
+    assertThat(scheduledTypes(history)).filteredOn(type -> type.equals("RuntimeProbeAcp")).hasSize(1);
     assertNpmStepsRunOnce(history);
   }
 
@@ -253,7 +253,7 @@ public class RuntimeUpdateWorkflowTest {
     assertThat(result.errorType()).isEqualTo(FailureType.RUNTIME_UNKNOWN_AGENT.type());
     assertThat(result.error()).contains("unknown agent '../../etc'").contains("opencode-acp");
     assertThat(result.attempts()).isZero();
-    assertThat(activities(harness.history(job.workflowId(), job.runId()))).isEmpty();
+    assertThat(scheduledTypes(harness.history(job.workflowId(), job.runId()))).isEmpty();
     assertThat(db.tx((Handle h) -> TestStores.runtimeJobsOf(h, "../../etc"))).isEmpty();
     assertThat(harness.registry.requests()).isEmpty();
     assertThat(harness.npm.cache().resolve("_npx")).doesNotExist();

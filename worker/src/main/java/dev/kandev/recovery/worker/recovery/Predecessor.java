@@ -13,7 +13,7 @@ import java.util.Properties;
 
 /**
  * The process of the same command ({@code dev.pid}, {@code worker.pid}) that ran before this one
- * with the same state folder, as it recorded itself there: its pid, the instant its process started, its worker instance and host. A
+ * with the same state folder, as it recorded itself there: its pid, the moment its process started, its worker instance and host. A
  * process that died (SIGKILL, a crash) still counts as alive in {@code worker_presence} until it
  * misses its beats for a minute; its successor on the same host can tell at once that it is gone —
  * its pid is dead, or belongs to a process that started at another moment — and recover its
@@ -103,6 +103,6 @@ public record Predecessor(long pid, long startedAtMillis, long startTicks, Strin
   }
 
   private static long startedAtMillis(ProcessHandle process) {
-    return process.info().startInstant().map(Instant::toEpochMilli).orElse(-1L);
+    return process.info().startInstant().map(Instant::toEpochMilli).orElse(UNKNOWN);
   }
 }

@@ -10,6 +10,7 @@ import dev.kandev.recovery.activities.testing.Await;
 import dev.kandev.recovery.activities.testing.TempFolders;
 import dev.kandev.recovery.activities.testing.TestDatabase;
 import dev.kandev.recovery.activities.testing.TestAgentNpmWorld;
+import dev.kandev.recovery.worker.harness.HistorySteps;
 import dev.kandev.recovery.worker.harness.RuntimeUpdateHarness;
 import dev.kandev.recovery.workflows.client.RuntimeUpdateClient;
 import dev.kandev.recovery.workflows.runtime.RuntimeUpdateStatus;
@@ -420,7 +421,7 @@ class TemporalClusterIT {
 
       RuntimeUpdateClient.Job job = harness.updates.start(agent, "user:alice");
       assertThat(job.await(OUTCOME).status()).isEqualTo(RuntimeUpdateStatus.SUCCEEDED);
-      assertThat(RuntimeUpdateHarness.activities(harness.history(job.workflowId(), job.runId())))
+      assertThat(HistorySteps.scheduledTypes(harness.history(job.workflowId(), job.runId())))
           .filteredOn(type -> !type.equals("RuntimeSaveJob"))
           .containsExactly("RuntimeRunUpdate", "RuntimeRepairExecutionCache", "RuntimeRunUpdate", "RuntimeProbeAcp");
       Await.until(() -> harness.client.listExecutions("KandevAgentId = \"" + agent + "\" AND WorkflowId = \""

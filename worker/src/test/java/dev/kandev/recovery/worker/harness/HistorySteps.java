@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 
 /**
  * The steps a history shows, as "ActivityType@identity" of the worker that ran them, in the order
@@ -36,6 +37,15 @@ public final class HistorySteps {
       }
     }
     return ran;
+  }
+
+  /** Activity types in the order they were scheduled (also those no worker ever started). */
+  public static List<String> scheduledTypes(WorkflowExecutionHistory history) {
+    return scheduled(history).map(e -> e.getActivityTaskScheduledEventAttributes().getActivityType().getName()).toList();
+  }
+
+  public static Stream<HistoryEvent> scheduled(WorkflowExecutionHistory history) {
+    return history.getEvents().stream().filter(HistoryEvent::hasActivityTaskScheduledEventAttributes);
   }
 
   /** The SDK writes the marker's "type" detail as a JSON string with the standard converter. */

@@ -22,7 +22,6 @@ import dev.kandev.recovery.workflows.client.RecoveryDataConverter;
 import dev.kandev.recovery.workflows.client.RuntimeUpdateClient;
 import dev.kandev.recovery.workflows.runtime.TestAgents;
 import io.temporal.api.enums.v1.IndexedValueType;
-import io.temporal.api.history.v1.HistoryEvent;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowClientOptions;
 import io.temporal.common.WorkflowExecutionHistory;
@@ -34,10 +33,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -207,15 +204,6 @@ public final class RuntimeUpdateHarness implements BeforeEachCallback, AfterEach
 
   public WorkflowExecutionHistory history(String workflowId, String runId) {
     return client.fetchHistory(workflowId, runId);
-  }
-
-  /** Activity types in the order they were scheduled. */
-  public static List<String> activities(WorkflowExecutionHistory history) {
-    return scheduled(history).map(e -> e.getActivityTaskScheduledEventAttributes().getActivityType().getName()).toList();
-  }
-
-  public static Stream<HistoryEvent> scheduled(WorkflowExecutionHistory history) {
-    return history.getEvents().stream().filter(HistoryEvent::hasActivityTaskScheduledEventAttributes);
   }
 
   public static void recordIfAsked(WorkflowExecutionHistory history, String name) {
