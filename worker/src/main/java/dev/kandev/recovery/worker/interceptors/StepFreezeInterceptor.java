@@ -16,12 +16,15 @@ import java.util.stream.Collectors;
  * A test hook, off unless the JVM runs with {@code -D}{@value #PROPERTY}{@code =<file>}: freezes the
  * activity (or local activity) named in the file for a session, right before it runs or right after
  * it returned (its effect committed, its result not yet reported), prints {@code FROZEN <session>
- * <ActivityType> <before|after>} and waits until the process is killed. Black-box crash tests use it
- * to SIGKILL a worker at an exact step of a resume. Each line of the file: {@code <sessionId>
- * <ActivityType> <before|after>}; the file is read at each activity, so a test may write it late.
+ * <ActivityType> <before|after>} and waits until the process is killed, or until the line is taken
+ * out of the file (then the step goes on: a test does something to the world while it is frozen).
+ * Black-box crash tests use it to SIGKILL a worker at an exact step of a resume. Each line of the
+ * file: {@code <sessionId> <ActivityType> <before|after>}; the file is read at each activity and
+ * while frozen, so a test may write it late (replace it whole, by a rename, so no reader sees half).
  */
 public final class StepFreezeInterceptor extends WorkerInterceptorBase {
   public static final String PROPERTY = "kandev.testing.freezeSteps";
+  private static final long CHECK_EVERY_MILLIS = 200;
 
   private final Path file;
 
@@ -75,12 +78,15 @@ public final class StepFreezeInterceptor extends WorkerInterceptorBase {
     System.out.println("FROZEN " + point);
     System.out.flush();
     try {
-      while (true) {
-        Thread.sleep(Long.MAX_VALUE);
+      while (points().contains(point)) {
+        Thread.sleep(CHECK_EVERY_MILLIS);
       }
+      System.out.println("THAWED " + point);
+      System.out.flush();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new IllegalStateException("frozen at " + point + " until the process is killed; it was stopped instead", e);
+      throw new IllegalStateException("frozen at " + point + " until the process is killed or the point is taken out;"
+          + " it was stopped instead", e);
     }
   }
 }
