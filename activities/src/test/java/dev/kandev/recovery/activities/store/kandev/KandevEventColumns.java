@@ -15,20 +15,20 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * A schema of its own holding the columns of Kandev's tables that its events read
  * ({@code kandev-bus/kandev-event-columns.sql}), beside the test's own schema of {@code db}; dropped afterwards.
  */
-final class KandevEventColumns implements BeforeEachCallback, AfterEachCallback {
+public final class KandevEventColumns implements BeforeEachCallback, AfterEachCallback {
   private final TestDatabase db;
   private String schema;
 
-  KandevEventColumns(TestDatabase db) {
+  public KandevEventColumns(TestDatabase db) {
     this.db = db;
   }
 
-  String schema() {
+  public String schema() {
     return schema;
   }
 
   /** {@code table} of the fixture, qualified. */
-  String table(String table) {
+  public String table(String table) {
     return schema + "." + table;
   }
 

@@ -1,0 +1,205 @@
+package dev.kandev.recovery.worker.events;
+
+import dev.kandev.recovery.activities.store.KandevOutboxStore;
+import dev.kandev.recovery.activities.store.KandevOutboxStore.PendingEvent;
+import dev.kandev.recovery.activities.store.Transactions;
+import dev.kandev.recovery.worker.recovery.Periodic;
+import io.nats.client.Connection;
+import io.nats.client.ErrorListener;
+import io.nats.client.Nats;
+import io.nats.client.Options;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Publishes our outbox of Kandev's bus events ({@code kandev_event_outbox}) to Kandev's NATS bus,
+ * after the commits that stored them, in order, at least once: in one transaction it becomes the
+ * only relay of the schema, takes the oldest unpublished events, publishes each with core NATS on
+ * its bare subject (never into Kandev's orchestrator queue group), flushes (the server has them), and
+ * only then marks them published. A relay that dies (or loses the server) before its commit leaves
+ * them unpublished, and they are published again, with the same envelope id. Published events are
+ * pruned after {@link #KEEP_PUBLISHED}.
+ */
+public final class KandevBusRelay implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(KandevBusRelay.class);
+  /** Events one transaction publishes; a run goes on until the outbox is empty. */
+  static final int BATCH = 200;
+  /** How long the server has to confirm a batch (a flush), well below the store's statement timeout. */
+  static final Duration FLUSH_TIMEOUT = Duration.ofSeconds(5);
+  /** Published events are kept this long (for an operator to look at), then pruned. */
+  static final Duration KEEP_PUBLISHED = Duration.ofDays(1);
+  static final Duration RELAY_EVERY = Duration.ofSeconds(1);
+  static final Duration PRUNE_EVERY = Duration.ofHours(1);
+  private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(5);
+  private static final int PRUNE_BATCH = 1000;
+
+  private final KandevBusSettings bus;
+  private final Transactions transactions;
+  private final KandevOutboxStore outbox = new KandevOutboxStore();
+  private Connection connection;
+  private boolean unreachableReported;
+
+  public KandevBusRelay(KandevBusSettings bus, Transactions transactions) {
+    this.bus = bus;
+    this.transactions = transactions;
+  }
+
+  /**
+   * Publishes what waits in the outbox, batch after batch, until it is empty or another relay has it;
+   * returns how many events this run published. A server that cannot be reached or does not confirm
+   * in time costs nothing but time: the events stay unpublished for the next run (logged once per outage).
+   */
+  public synchronized int relayOnce() {
+    int published = 0;
+    try {
+      Connection nats = connected();
+      while (true) {
+        int batch = transactions.inTransaction("publish Kandev's bus events", h -> {
+          if (!outbox.becomeTheRelay(h)) {
+            return 0;
+          }
+          List<PendingEvent> events = outbox.nextUnpublished(h, BATCH);
+          for (PendingEvent event : events) {
+            nats.publish(event.subject(), event.envelope().getBytes(StandardCharsets.UTF_8));
+          }
+          if (!events.isEmpty()) {
+            flush(nats);
+          }
+          outbox.markPublished(h, events);
+          return events.size();
+        });
+        published += batch;
+        if (batch < BATCH) {
+          break;
+        }
+      }
+      if (unreachableReported) {
+        log.info("Kandev's NATS bus at {} is reachable again: the waiting events are published", bus.display());
+        unreachableReported = false;
+      }
+    } catch (BusUnavailableException e) {
+      if (!unreachableReported) {
+        log.warn("cannot publish to Kandev's NATS bus at {}: {}; the events wait in the outbox and are published"
+            + " once it answers", bus.display(), e.getMessage());
+        unreachableReported = true;
+      }
+    }
+    return published;
+  }
+
+  /**
+   * Runs a relay in the background until closed: a run every {@link #RELAY_EVERY} (so an event is on
+   * the bus about a second after its commit), pruning every {@link #PRUNE_EVERY}.
+   */
+  public static Background runInBackground(KandevBusSettings bus, Transactions transactions) {
+    KandevBusRelay relay = new KandevBusRelay(bus, transactions);
+    Periodic relaying = Periodic.every(RELAY_EVERY, "kandev-bus-relay", relay::relayOnce);
+    Periodic pruning = Periodic.every(PRUNE_EVERY, "kandev-bus-outbox-prune", relay::prunePublished);
+    return () -> {
+      relaying.close();
+      pruning.close();
+      relay.close();
+    };
+  }
+
+  /** Deletes the events published more than {@link #KEEP_PUBLISHED} ago; returns how many. */
+  public int prunePublished() {
+    int pruned = 0;
+    int batch;
+    do {
+      batch = transactions.inTransaction("prune published Kandev bus events",
+          h -> outbox.prunePublished(h, KEEP_PUBLISHED, PRUNE_BATCH));
+      pruned += batch;
+    } while (batch == PRUNE_BATCH);
+    return pruned;
+  }
+
+  /** How many events wait to be published. */
+  public long unpublished() {
+    return transactions.inSnapshot("count unpublished Kandev bus events", outbox::unpublished);
+  }
+
+  private Connection connected() {
+    if (connection != null && connection.getStatus() == Connection.Status.CLOSED) {
+      connection = null; // closed for good (refused credentials, say): connect anew
+    }
+    if (connection != null && connection.getStatus() == Connection.Status.CONNECTED) {
+      return connection;
+    }
+    if (connection != null) {
+      // Reconnecting on its own (jnats does, without end): a batch published now would wait in its buffer.
+      throw new BusUnavailableException("the connection is " + connection.getStatus());
+    }
+    Options options = Options.builder()
+        .servers(bus.serverUrls().toArray(String[]::new))
+        .connectionName(bus.clientId())
+        .connectionTimeout(CONNECT_TIMEOUT)
+        .maxReconnects(-1)
+        .errorListener(new ScrubbedErrors(bus))
+        .build();
+    try {
+      connection = Nats.connect(options);
+      return connection;
+    } catch (IOException e) {
+      throw new BusUnavailableException(bus.scrub(e.getMessage()));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new BusUnavailableException("interrupted while connecting");
+    }
+  }
+
+  private static void flush(Connection nats) {
+    try {
+      nats.flush(FLUSH_TIMEOUT);
+    } catch (TimeoutException e) {
+      throw new BusUnavailableException("the server did not confirm within " + FLUSH_TIMEOUT.toSeconds() + " s");
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new BusUnavailableException("interrupted while waiting for the server");
+    }
+  }
+
+  @Override
+  public synchronized void close() {
+    if (connection == null) {
+      return;
+    }
+    try {
+      connection.close();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    connection = null;
+  }
+
+  /** A relay running in the background; closing it stops it. */
+  public interface Background extends AutoCloseable {
+    @Override
+    void close();
+  }
+
+  /** The bus did not take a batch; the batch's transaction rolls back and the events stay unpublished. */
+  static final class BusUnavailableException extends RuntimeException {
+    BusUnavailableException(String message) {
+      super(message);
+    }
+  }
+
+  /** jnats' asynchronous errors, in our log, without the URL's credentials. */
+  private record ScrubbedErrors(KandevBusSettings bus) implements ErrorListener {
+    @Override
+    public void errorOccurred(Connection conn, String error) {
+      log.warn("Kandev's NATS bus at {}: {}", bus.display(), bus.scrub(error));
+    }
+
+    @Override
+    public void exceptionOccurred(Connection conn, Exception exp) {
+      log.warn("Kandev's NATS bus at {}: {}", bus.display(), bus.scrub(String.valueOf(exp.getMessage())));
+    }
+  }
+}
