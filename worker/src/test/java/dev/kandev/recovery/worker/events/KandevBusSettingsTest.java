@@ -3,6 +3,8 @@ package dev.kandev.recovery.worker.events;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.kandev.recovery.activities.store.kandev.KandevEventOutbox;
+import dev.kandev.recovery.activities.store.kandev.OutboxKandevEvents;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
@@ -34,5 +36,12 @@ class KandevBusSettingsTest {
         .hasMessageContaining("KANDEV_NATS_URL").hasMessageContaining("http://h1:4222").hasMessageNotContaining("pa55word");
     assertThatThrownBy(() -> new KandevBusSettings(" , ", "c")).hasMessageContaining("KANDEV_NATS_URL");
     assertThatThrownBy(() -> new KandevBusSettings("nats://h:1", " ")).hasMessageContaining("KANDEV_NATS_CLIENTID");
+  }
+
+  @Test
+  void theLayoutStoresEventsOnlyWhenSomeonePublishesThem() {
+    assertThat(KandevEventOutboxes.of(Optional.empty(), "public")).isSameAs(KandevEventOutbox.NONE);
+    assertThat(KandevEventOutboxes.of(Optional.of(new KandevBusSettings("nats://h:4222", "c")), "public"))
+        .isInstanceOf(OutboxKandevEvents.class);
   }
 }
