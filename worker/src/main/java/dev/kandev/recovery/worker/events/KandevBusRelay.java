@@ -2,6 +2,7 @@ package dev.kandev.recovery.worker.events;
 
 import dev.kandev.recovery.activities.store.KandevOutboxStore;
 import dev.kandev.recovery.activities.store.KandevOutboxStore.PendingEvent;
+import dev.kandev.recovery.activities.store.StoreException;
 import dev.kandev.recovery.activities.store.Transactions;
 import dev.kandev.recovery.worker.recovery.Periodic;
 import io.nats.client.Connection;
@@ -42,7 +43,8 @@ public final class KandevBusRelay implements AutoCloseable {
   private final Transactions transactions;
   private final KandevOutboxStore outbox = new KandevOutboxStore();
   private Connection connection;
-  private boolean unreachableReported;
+  /** Whether the last run could not publish (said once, and once when it can again). */
+  private boolean outage;
 
   public KandevBusRelay(KandevBusSettings bus, Transactions transactions) {
     this.bus = bus;
@@ -52,7 +54,8 @@ public final class KandevBusRelay implements AutoCloseable {
   /**
    * Publishes what waits in the outbox, batch after batch, until it is empty or another relay has it;
    * returns how many events this run published. A server that cannot be reached or does not confirm
-   * in time costs nothing but time: the events stay unpublished for the next run (logged once per outage).
+   * in time, or a database that fails, costs nothing but time: the events stay unpublished for the
+   * next run (logged once per outage).
    */
   public synchronized int relayOnce() {
     int published = 0;
@@ -65,7 +68,7 @@ public final class KandevBusRelay implements AutoCloseable {
           }
           List<PendingEvent> events = outbox.nextUnpublished(h, BATCH);
           for (PendingEvent event : events) {
-            nats.publish(event.subject(), event.envelope().getBytes(StandardCharsets.UTF_8));
+            publish(nats, event);
           }
           if (!events.isEmpty()) {
             flush(nats);
@@ -78,18 +81,39 @@ public final class KandevBusRelay implements AutoCloseable {
           break;
         }
       }
-      if (unreachableReported) {
-        log.info("Kandev's NATS bus at {} is reachable again: the waiting events are published", bus.display());
-        unreachableReported = false;
+      if (outage) {
+        log.info("Kandev's bus events are published again to {}", bus.display());
+        outage = false;
       }
-    } catch (BusUnavailableException e) {
-      if (!unreachableReported) {
-        log.warn("cannot publish to Kandev's NATS bus at {}: {}; the events wait in the outbox and are published"
-            + " once it answers", bus.display(), e.getMessage());
-        unreachableReported = true;
+    } catch (BusUnavailableException | StoreException e) {
+      if (!outage) {
+        String where = e instanceof StoreException ? "the outbox" : "Kandev's NATS bus at " + bus.display();
+        log.warn("cannot publish Kandev's bus events ({}: {}); they wait in the outbox and are published once both"
+            + " answer", where, e.getMessage());
+        outage = true;
       }
     }
     return published;
+  }
+
+  /**
+   * One event on its bare subject. An event larger than the server takes would block every later
+   * one for good: it is logged and passed over, as Kandev's own publisher drops an event the server
+   * refuses. A connection that closed under the batch fails the batch.
+   */
+  private static void publish(Connection nats, PendingEvent event) {
+    byte[] envelope = event.envelope().getBytes(StandardCharsets.UTF_8);
+    long maxPayload = nats.getServerInfo() == null ? Long.MAX_VALUE : nats.getServerInfo().getMaxPayload();
+    if (maxPayload > 0 && envelope.length > maxPayload) {
+      log.error("Kandev bus event {} ({}) is {} bytes, more than the server's max_payload of {}: not published",
+          event.eventId(), event.subject(), envelope.length, maxPayload);
+      return;
+    }
+    try {
+      nats.publish(event.subject(), envelope);
+    } catch (IllegalStateException e) {
+      throw new BusUnavailableException("the connection closed: " + e.getMessage());
+    }
   }
 
   /**
@@ -190,16 +214,17 @@ public final class KandevBusRelay implements AutoCloseable {
     }
   }
 
-  /** jnats' asynchronous errors, in our log, without the URL's credentials. */
+  /** jnats' asynchronous errors (a refused authorization, say), in our log, without the URL's credentials. */
   private record ScrubbedErrors(KandevBusSettings bus) implements ErrorListener {
     @Override
     public void errorOccurred(Connection conn, String error) {
       log.warn("Kandev's NATS bus at {}: {}", bus.display(), bus.scrub(error));
     }
 
+    /** Reconnect attempts fail this way every few seconds of an outage, which the relay reports once. */
     @Override
     public void exceptionOccurred(Connection conn, Exception exp) {
-      log.warn("Kandev's NATS bus at {}: {}", bus.display(), bus.scrub(String.valueOf(exp.getMessage())));
+      log.debug("Kandev's NATS bus at {}: {}", bus.display(), bus.scrub(String.valueOf(exp.getMessage())));
     }
   }
 }

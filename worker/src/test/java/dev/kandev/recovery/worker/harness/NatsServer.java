@@ -34,6 +34,7 @@ public final class NatsServer implements AutoCloseable {
   private final String user;
   private final String password;
   private final Path log;
+  private final List<String> extraArgs = new ArrayList<>();
   private Process process;
 
   private NatsServer(int port, String user, String password) throws IOException {
@@ -41,6 +42,16 @@ public final class NatsServer implements AutoCloseable {
     this.user = user;
     this.password = password;
     this.log = Files.createTempFile("nats-server", ".log");
+  }
+
+  /** A server on a free port that takes messages of at most {@code maxPayload} bytes. */
+  public static NatsServer startWithMaxPayload(int maxPayload) throws IOException, InterruptedException {
+    NatsServer server = new NatsServer(freePort(), null, null);
+    Path config = Files.createTempFile("nats-server", ".conf");
+    Files.writeString(config, "max_payload: " + maxPayload + "\n");
+    server.extraArgs.addAll(List.of("-c", config.toString()));
+    server.startProcess();
+    return server;
   }
 
   /** A server on a free port, without authentication. */
@@ -77,6 +88,7 @@ public final class NatsServer implements AutoCloseable {
     if (user != null) {
       command.addAll(List.of("--user", user, "--pass", password));
     }
+    command.addAll(extraArgs);
     process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
     while (System.nanoTime() < deadline) {
