@@ -8,6 +8,7 @@ import dev.kandev.recovery.activities.store.KandevOutboxStore;
 import dev.kandev.recovery.activities.store.KandevOutboxStore.PendingEvent;
 import dev.kandev.recovery.activities.store.kandev.OutboxKandevEvents;
 import dev.kandev.recovery.activities.testing.Await;
+import dev.kandev.recovery.activities.testing.TestDatabase;
 import dev.kandev.recovery.worker.dev.DevTemporalServer;
 import dev.kandev.recovery.worker.harness.KandevProcess;
 import dev.kandev.recovery.worker.harness.NatsServer;
@@ -17,6 +18,9 @@ import io.nats.client.Message;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.Statement;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -33,7 +37,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * The packaged worker relays the outbox to a real nats-server: events committed while the worker
  * could not publish (its bus down) and then SIGKILLed still arrive — each at least once, in order,
- * recognisable by id — once the bus is up and a worker runs again. The URL's password never shows.
+ * recognisable by id — once the bus is up and a worker runs again; a worker SIGKILLed after it
+ * published and before it marked the events published has the next worker publish the same ids
+ * again. The URL's password never shows.
  */
 public class KandevBusRelayIT {
   private static final String PASSWORD = "bus-pa55word";
@@ -73,7 +79,7 @@ public class KandevBusRelayIT {
     assertThat(first.output()).contains("Kandev bus   nats://127.0.0.1:" + port + " as kandev-recovery");
 
     List<UUID> stored = commitResumeTransitions();
-    first.awaitOutput("cannot publish to Kandev's NATS bus at nats://127.0.0.1:" + port, Duration.ofSeconds(60));
+    first.awaitOutput("cannot publish Kandev's bus events (Kandev's NATS bus at nats://127.0.0.1:" + port + ":", Duration.ofSeconds(60));
     first.signal("KILL");
     first.awaitExit(Duration.ofSeconds(30));
     assertThat(unpublished()).as("committed, not published").isEqualTo(4);
@@ -100,6 +106,42 @@ public class KandevBusRelayIT {
           "task_session.state_changed", "task_session.state_changed", "task.state_changed", "task.updated");
       assertThat(first.output() + second.output()).doesNotContain(PASSWORD);
     }
+  }
+
+  @Test
+  void aWorkerKilledAfterPublishingAndBeforeMarkingHasTheNextOnePublishTheSameIdsAgain() throws Exception {
+    List<UUID> stored = commitResumeTransitions();
+    try (NatsServer nats = NatsServer.start();
+        NatsServer.Subscriber kandevProcess = nats.subscribe();
+        Connection holder = DriverManager.getConnection(TestDatabase.URL, TestDatabase.USER, "")) {
+      // The outbox rows held by another transaction: the relay publishes and flushes, then waits to mark them.
+      holder.setAutoCommit(false);
+      try (Statement lock = holder.createStatement()) {
+        lock.execute("SELECT seq FROM " + cluster.schema() + ".kandev_event_outbox FOR UPDATE");
+      }
+      Map<String, String> bus = Map.of("KANDEV_NATS_URL", nats.url());
+      KandevProcess first = cluster.worker("worker-a", bus);
+      List<UUID> before = ids(kandevProcess.next(4, Duration.ofSeconds(60)));
+      first.signal("KILL"); // published and flushed, its mark still waiting for the lock
+      first.awaitExit(Duration.ofSeconds(30));
+      holder.rollback();
+      assertThat(unpublished()).as("published, never marked").isEqualTo(4);
+
+      cluster.worker("worker-b", bus);
+      List<UUID> after = ids(kandevProcess.next(4, Duration.ofSeconds(60)));
+      Await.until(() -> unpublished() == 0, Duration.ofSeconds(30), "the outbox to be marked published");
+
+      assertThat(before).containsExactlyElementsOf(stored);
+      assertThat(after).as("the same events again, recognisable by id").containsExactlyElementsOf(stored);
+    }
+  }
+
+  private static List<UUID> ids(List<Message> messages) throws IOException {
+    List<UUID> ids = new ArrayList<>();
+    for (Message message : messages) {
+      ids.add(UUID.fromString(Json.mapper().readTree(new String(message.getData(), StandardCharsets.UTF_8)).get("id").asText()));
+    }
+    return ids;
   }
 
   /** The transitions of a resume on Kandev's rows, each with its events, committed as the kandev layout commits them. */
