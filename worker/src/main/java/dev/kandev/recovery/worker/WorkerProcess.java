@@ -4,6 +4,8 @@ import dev.kandev.recovery.activities.store.Database;
 import dev.kandev.recovery.activities.store.WorkerPresenceStore;
 import dev.kandev.recovery.worker.config.Settings;
 import dev.kandev.recovery.worker.config.WorkerVersioning;
+import dev.kandev.recovery.worker.events.KandevBusRelay;
+import dev.kandev.recovery.worker.events.KandevBusSettings;
 import dev.kandev.recovery.worker.observability.HealthServer;
 import dev.kandev.recovery.worker.observability.Observability;
 import dev.kandev.recovery.worker.observability.Readiness;
@@ -79,7 +81,8 @@ public final class WorkerProcess {
         System.out.printf("Recovery     %d session(s) whose agent was lost on %s: %s; looks again every %d s (a worker"
             + " that stops beating counts as gone %d s after its last beat)%n", resumed.size(), settings.host(), resumed,
             LOST_AGENTS_CHECK.toSeconds(), WorkerPresenceStore.GONE_AFTER.toSeconds());
-        try (Periodic staleCheck = Periodic.every(STALE_STARTING_CHECK, "stale-starting-recovery",
+        try (KandevBusRelay.Background kandevBus = relayKandevBus(settings, database);
+            Periodic staleCheck = Periodic.every(STALE_STARTING_CHECK, "stale-starting-recovery",
                 () -> metrics.staleStartingRestored(stale.restoreStaleSessions()));
             Periodic lostCheck = Periodic.every(LOST_AGENTS_CHECK, "lost-agent-recovery",
                 () -> metrics.restartRecovered(lost.resumeLostSessions()))) {
@@ -115,6 +118,17 @@ public final class WorkerProcess {
     } catch (RuntimeException e) {
       System.out.println("Retention    no schedule (nothing is pruned): " + e.getMessage());
     }
+  }
+
+  /** The relay of our outbox to Kandev's NATS bus (KANDEV_NATS_URL); null if it is not set. */
+  private static KandevBusRelay.Background relayKandevBus(Settings settings, Database database) {
+    if (settings.kandevBus().isEmpty()) {
+      System.out.println("Kandev bus   none (KANDEV_NATS_URL unset): no events are published");
+      return null;
+    }
+    KandevBusSettings bus = settings.kandevBus().get();
+    System.out.printf("Kandev bus   %s as %s: outbox events published after their commits%n", bus.display(), bus.clientId());
+    return KandevBusRelay.runInBackground(bus, database.transactions());
   }
 
   /** The HTTP endpoint of KANDEV_HTTP_PORT; null if it is not set. */

@@ -8,6 +8,7 @@ import dev.kandev.recovery.activities.store.DatabaseSettings;
 import dev.kandev.recovery.activities.runtime.NpmSettings;
 import dev.kandev.recovery.worker.BuildInfo;
 import dev.kandev.recovery.worker.dev.DevSettings;
+import dev.kandev.recovery.worker.events.KandevBusSettings;
 import dev.kandev.recovery.worker.limits.LaunchLimits;
 import dev.kandev.recovery.worker.retention.RetentionSettings;
 import dev.kandev.recovery.workflows.HostWait;
@@ -57,6 +58,7 @@ import org.slf4j.LoggerFactory;
  *     AgentHostSettings#inheritedFrom}); read once here, nothing else of the environment reaches an agent
  * @param dev what only {@code dev} reads: the Temporal CLI and whether a server is given
  * @param versioning the Worker Deployment Version the worker polls as, if versioning is on ({@code worker} only)
+ * @param kandevBus Kandev's NATS bus, to which the worker relays our outbox of Kandev's events; empty: none
  */
 public record Settings(
     DatabaseSettings database,
@@ -83,7 +85,8 @@ public record Settings(
     Map<String, String> agentEnvironment,
     DevSettings dev,
     WorkerVersioning versioning,
-    RetentionSettings retention) {
+    RetentionSettings retention,
+    Optional<KandevBusSettings> kandevBus) {
 
   private static final Logger log = LoggerFactory.getLogger(Settings.class);
 
@@ -132,7 +135,8 @@ public record Settings(
         new WorkerVersioning(env.bool("KANDEV_WORKER_VERSIONING", false),
             env.text("KANDEV_DEPLOYMENT_NAME", WorkerVersioning.DEFAULT_DEPLOYMENT_NAME),
             env.text("KANDEV_BUILD_ID", BuildInfo.version())),
-        retention(env));
+        retention(env),
+        KandevBusSettings.of(env.text("KANDEV_NATS_URL"), env.text("KANDEV_NATS_CLIENTID")));
   }
 
   private static RetentionSettings retention(EnvironmentVariables env) {
