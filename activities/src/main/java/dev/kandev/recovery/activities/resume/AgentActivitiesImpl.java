@@ -4,17 +4,17 @@ import dev.kandev.recovery.activities.agent.AgentHost;
 import dev.kandev.recovery.activities.agent.AgentLaunchException;
 import dev.kandev.recovery.activities.agent.LaunchRequest;
 import dev.kandev.recovery.activities.agent.LaunchResult;
-import dev.kandev.recovery.activities.credentials.CredentialBroker;
 import dev.kandev.recovery.activities.credentials.CredentialException;
 import dev.kandev.recovery.activities.credentials.CredentialFailures;
-import dev.kandev.recovery.activities.credentials.GitCredentialEnvironment;
 import dev.kandev.recovery.activities.credentials.IssuedToken;
+import dev.kandev.recovery.activities.credentials.broker.CredentialBroker;
+import dev.kandev.recovery.activities.credentials.redemption.GitCredentialEnvironment;
 import dev.kandev.recovery.activities.store.ExecutorsRunningStore;
-import dev.kandev.recovery.workflows.model.Fence;
 import dev.kandev.recovery.activities.store.SessionRecord;
 import dev.kandev.recovery.activities.store.SessionStore;
 import dev.kandev.recovery.activities.store.Transactions;
 import dev.kandev.recovery.workflows.FailureType;
+import dev.kandev.recovery.workflows.model.Fence;
 import dev.kandev.recovery.workflows.resume.AgentActivities;
 import dev.kandev.recovery.workflows.resume.LaunchHeartbeat;
 import dev.kandev.recovery.workflows.resume.LaunchOutcome;
@@ -29,8 +29,8 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.jdbi.v3.core.Handle;
@@ -40,7 +40,7 @@ import org.slf4j.MDC;
 
 /**
  * The launch step: mints the lease tokens (the only place a secret exists), hands them to the
- * child's environment, and launches the agent on this worker's host while heartbeating, so a dead
+ * child's environment (and has them revoked when that child stops: {@link AgentLeases}), and launches the agent on this worker's host while heartbeating, so a dead
  * worker or a cancelled resume is noticed and the half-started agent stopped. Its compensation
  * stops the agent on whichever worker runs it, and withdraws the launch from the worker that made it.
  */
@@ -53,6 +53,7 @@ public final class AgentActivitiesImpl implements AgentActivities {
   private final ExecutorsRunningStore executors;
   private final CredentialBroker broker;
   private final GitCredentialEnvironment credentialEnvironment;
+  private final AgentLeases agentLeases;
   /** Where launches run while their activity heartbeats: threads of their own, never the common pool. */
   private final Executor launches;
 
@@ -70,6 +71,7 @@ public final class AgentActivitiesImpl implements AgentActivities {
     this.executors = executors;
     this.broker = broker;
     this.credentialEnvironment = credentialEnvironment;
+    this.agentLeases = new AgentLeases(broker, host);
     this.launches = launches;
   }
 
@@ -101,15 +103,18 @@ public final class AgentActivitiesImpl implements AgentActivities {
     ActivityExecutionContext activity = Activity.getExecutionContext();
     try {
       LaunchResult result = awaitHeartbeating(launch, activity);
+      agentLeases.launched(sessionId, result.executionId(), leaseIds);
       countLaunch(activity, result.loaded() ? "loaded" : "created");
       return new LaunchOutcome(result.providerSessionId(), result.loaded(), result.pid(), result.agentName());
     } catch (AgentLaunchException e) {
+      agentLeases.launchEnded(sessionId, leaseIds, "the launch failed");
       countLaunch(activity, e.failureClass().type());
       throw e.failureClass().failureType().failure(redact(e.description(), tokens));
     } catch (ActivityCompletionException e) {
       // Cancelled, or the workflow no longer waits: the launch must not leave an agent behind.
       launch.whenComplete((r, t) -> host.stop(sessionId));
       host.stop(sessionId);
+      agentLeases.launchEnded(sessionId, leaseIds, "the launch was cancelled");
       throw e;
     }
   }

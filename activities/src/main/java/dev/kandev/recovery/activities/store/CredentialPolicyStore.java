@@ -1,7 +1,10 @@
-package dev.kandev.recovery.activities.credentials;
+package dev.kandev.recovery.activities.store;
 
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.kandev.recovery.activities.credentials.CredentialException;
+import dev.kandev.recovery.activities.credentials.CredentialPolicy;
+import dev.kandev.recovery.activities.credentials.ResolvedPolicy;
 import java.io.IOException;
 import java.util.Map;
 import java.util.Optional;
@@ -9,42 +12,37 @@ import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.mapper.RowMapper;
 
 /**
- * Which credential policy a session gets: the executor's override if the executor has a row in
- * {@code executor_credential_policies}, else the workspace's row in {@code
- * workspace_credential_policies}, else {@code none}. Read on every call, so a changed row changes
- * the policy of the next resume.
+ * The credential policy rows: {@code executor_credential_policies} and {@code
+ * workspace_credential_policies}, read on the caller's transaction {@link Handle}. Which one wins is
+ * the broker's {@code CredentialPolicyResolver}'s call.
  */
-public final class CredentialPolicyResolver {
+public final class CredentialPolicyStore {
   private static final TypeReference<Map<String, String>> PERMISSIONS = new TypeReference<>() {};
 
+  private final ObjectMapper json;
   private final RowMapper<ResolvedPolicy> executorPolicy;
   private final RowMapper<ResolvedPolicy> workspacePolicy;
-  private final ObjectMapper json;
 
-  public CredentialPolicyResolver(ObjectMapper json) {
+  public CredentialPolicyStore(ObjectMapper json) {
     this.json = json;
     this.executorPolicy = policyRow(ResolvedPolicy.SOURCE_EXECUTOR);
     this.workspacePolicy = policyRow(ResolvedPolicy.SOURCE_WORKSPACE);
   }
 
-  /** @param executorId the session's executor, or null when it has none */
-  public ResolvedPolicy resolve(Handle h, String workspaceId, String executorId) {
-    if (executorId != null && !executorId.isBlank()) {
-      Optional<ResolvedPolicy> executor = h.createQuery("SELECT policy, installation_id, permissions::text AS permissions"
-              + " FROM executor_credential_policies WHERE executor_id = :executorId")
-          .bind("executorId", executorId)
-          .map(executorPolicy)
-          .findOne();
-      if (executor.isPresent()) {
-        return executor.get();
-      }
-    }
+  public Optional<ResolvedPolicy> executorPolicy(Handle h, String executorId) {
+    return h.createQuery("SELECT policy, installation_id, permissions::text AS permissions"
+            + " FROM executor_credential_policies WHERE executor_id = :executorId")
+        .bind("executorId", executorId)
+        .map(executorPolicy)
+        .findOne();
+  }
+
+  public Optional<ResolvedPolicy> workspacePolicy(Handle h, String workspaceId) {
     return h.createQuery("SELECT policy, installation_id, permissions::text AS permissions"
             + " FROM workspace_credential_policies WHERE workspace_id = :workspaceId")
         .bind("workspaceId", workspaceId)
         .map(workspacePolicy)
-        .findOne()
-        .orElse(ResolvedPolicy.none(ResolvedPolicy.SOURCE_DEFAULT));
+        .findOne();
   }
 
   /** One mapper for the rows of both policy tables; {@code source} says which table it reads. */
