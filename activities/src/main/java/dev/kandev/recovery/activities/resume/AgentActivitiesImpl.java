@@ -40,7 +40,7 @@ import org.slf4j.MDC;
 
 /**
  * The launch step: mints the lease tokens (the only place a secret exists), hands them to the
- * child's environment (and has them revoked when that child stops: {@link AgentLeases}), and launches the agent on this worker's host while heartbeating, so a dead
+ * child's environment, and launches the agent on this worker's host while heartbeating, so a dead
  * worker or a cancelled resume is noticed and the half-started agent stopped. Its compensation
  * stops the agent on whichever worker runs it, and withdraws the launch from the worker that made it.
  */
@@ -53,7 +53,6 @@ public final class AgentActivitiesImpl implements AgentActivities {
   private final ExecutorsRunningStore executors;
   private final CredentialBroker broker;
   private final GitCredentialEnvironment credentialEnvironment;
-  private final AgentLeases agentLeases;
   /** Where launches run while their activity heartbeats: threads of their own, never the common pool. */
   private final Executor launches;
 
@@ -71,7 +70,6 @@ public final class AgentActivitiesImpl implements AgentActivities {
     this.executors = executors;
     this.broker = broker;
     this.credentialEnvironment = credentialEnvironment;
-    this.agentLeases = new AgentLeases(broker, host);
     this.launches = launches;
   }
 
@@ -103,18 +101,15 @@ public final class AgentActivitiesImpl implements AgentActivities {
     ActivityExecutionContext activity = Activity.getExecutionContext();
     try {
       LaunchResult result = awaitHeartbeating(launch, activity);
-      agentLeases.launched(sessionId, result.executionId(), leaseIds);
       countLaunch(activity, result.loaded() ? "loaded" : "created");
       return new LaunchOutcome(result.providerSessionId(), result.loaded(), result.pid(), result.agentName());
     } catch (AgentLaunchException e) {
-      agentLeases.launchEnded(sessionId, leaseIds, "the launch failed");
       countLaunch(activity, e.failureClass().type());
       throw e.failureClass().failureType().failure(redact(e.description(), tokens));
     } catch (ActivityCompletionException e) {
       // Cancelled, or the workflow no longer waits: the launch must not leave an agent behind.
       launch.whenComplete((r, t) -> host.stop(sessionId));
       host.stop(sessionId);
-      agentLeases.launchEnded(sessionId, leaseIds, "the launch was cancelled");
       throw e;
     }
   }

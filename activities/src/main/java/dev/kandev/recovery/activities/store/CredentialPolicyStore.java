@@ -30,19 +30,17 @@ public final class CredentialPolicyStore {
   }
 
   public Optional<ResolvedPolicy> executorPolicy(Handle h, String executorId) {
-    return h.createQuery("SELECT policy, installation_id, permissions::text AS permissions"
-            + " FROM executor_credential_policies WHERE executor_id = :executorId")
-        .bind("executorId", executorId)
-        .map(executorPolicy)
-        .findOne();
+    return policy(h, "SELECT policy, installation_id, permissions::text AS permissions"
+        + " FROM executor_credential_policies WHERE executor_id = :id", executorId, executorPolicy);
   }
 
   public Optional<ResolvedPolicy> workspacePolicy(Handle h, String workspaceId) {
-    return h.createQuery("SELECT policy, installation_id, permissions::text AS permissions"
-            + " FROM workspace_credential_policies WHERE workspace_id = :workspaceId")
-        .bind("workspaceId", workspaceId)
-        .map(workspacePolicy)
-        .findOne();
+    return policy(h, "SELECT policy, installation_id, permissions::text AS permissions"
+        + " FROM workspace_credential_policies WHERE workspace_id = :id", workspaceId, workspacePolicy);
+  }
+
+  private static Optional<ResolvedPolicy> policy(Handle h, String sql, String id, RowMapper<ResolvedPolicy> row) {
+    return h.createQuery(sql).bind("id", id).map(row).findOne();
   }
 
   /** One mapper for the rows of both policy tables; {@code source} says which table it reads. */
