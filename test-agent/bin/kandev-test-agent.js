@@ -27,6 +27,7 @@
 // client, and the result is echoed in the reply; "env:<NAME>" replies whether NAME is set in the
 // agent's environment (and its value), "unsupported" calls terminal/create on the client,
 // "git-credential:<host>/<owner>/<repo>" runs `git credential fill` and replies with the username.
+// "exit" answers the turn, then exits with code 0 on its own (an agent whose work is done).
 // KANDEV_TEST_AGENT_ECHO_ENV=NAME prints NAME's value to stderr at start (to test redaction).
 // KANDEV_TEST_AGENT_LAUNCH_LOG / --launch-log=FILE: the process appends one JSON line per event to FILE
 // ({"event":"start"|"session"|"stop", "host", "pid", "at", ...}), the host being KANDEV_TEST_AGENT_HOST /
@@ -441,6 +442,9 @@ const handlers = {
     session.messages.push({ messageId: replyId, role: 'agent', text: reply });
     saveSession(session);
     respond(id, { stopReason: 'end_turn' });
+    if (text === 'exit') {
+      process.stdout.write('', () => process.exit(0));
+    }
   },
 
   'session/cancel'(params) {

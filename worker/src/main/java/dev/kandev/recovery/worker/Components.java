@@ -4,12 +4,12 @@ import dev.kandev.recovery.activities.agent.AgentHost;
 import dev.kandev.recovery.activities.agent.AgentHostSettings;
 import dev.kandev.recovery.activities.agent.AgentProfiles;
 import dev.kandev.recovery.activities.agent.UnownedAgentReaper;
-import dev.kandev.recovery.activities.credentials.CredentialBroker;
-import dev.kandev.recovery.activities.credentials.CredentialHelper;
-import dev.kandev.recovery.activities.credentials.CredentialPolicyResolver;
-import dev.kandev.recovery.activities.credentials.CredentialRedemptionServer;
-import dev.kandev.recovery.activities.credentials.GitCredentialEnvironment;
-import dev.kandev.recovery.activities.credentials.GitHubAppCredentialResolver;
+import dev.kandev.recovery.activities.credentials.broker.CredentialBroker;
+import dev.kandev.recovery.activities.credentials.broker.CredentialPolicyResolver;
+import dev.kandev.recovery.activities.credentials.github.GitHubAppCredentialResolver;
+import dev.kandev.recovery.activities.credentials.redemption.CredentialHelper;
+import dev.kandev.recovery.activities.credentials.redemption.CredentialRedemptionServer;
+import dev.kandev.recovery.activities.credentials.redemption.GitCredentialEnvironment;
 import dev.kandev.recovery.activities.json.Json;
 import dev.kandev.recovery.activities.resume.AgentActivitiesImpl;
 import dev.kandev.recovery.activities.resume.CredentialActivitiesImpl;
@@ -112,8 +112,6 @@ public final class Components implements AutoCloseable {
     this.broker = new CredentialBroker(transactions, new CredentialPolicyResolver(Json.mapper()),
         List.of(new GitHubAppCredentialResolver(settings.gitHubApp(), Json.mapper(), Clock.systemUTC())),
         Json.mapper(), Clock.systemUTC());
-    this.redemption = CredentialRedemptionServer.start(broker, settings.credentialBrokerPort());
-    this.credentialEnvironment = new GitCredentialEnvironment(redemption.url(), installCredentialHelper());
     this.executors = new ExecutorsRunningStore();
     this.presence = new WorkerPresenceStore();
     this.npmLaunch = new NpmLaunch(settings.npm(), new CommandRunner());
@@ -121,6 +119,9 @@ public final class Components implements AutoCloseable {
         this.agentProfiles, settings.acpTimeouts(), settings.permissionPolicy(), settings.agentEnvironment(),
         npmLaunch),
         transactions, identities, executors, new TranscriptStore());
+    // A lease redeems only for its session's agent on this worker, or that agent's descendants.
+    this.redemption = CredentialRedemptionServer.start(broker, settings.credentialBrokerPort(), agentHost::agentProcess);
+    this.credentialEnvironment = new GitCredentialEnvironment(redemption.url(), installCredentialHelper());
     this.reaper = new UnownedAgentReaper(agentHost, transactions, sessions, executors);
     metrics.agentsRunning(() -> agentHost.runningExecutions().size());
     this.launchSlots = new LaunchSlots(settings.launchLimits(), () -> agentHost.runningExecutions().size());

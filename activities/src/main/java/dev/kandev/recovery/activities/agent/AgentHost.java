@@ -65,6 +65,14 @@ public final class AgentHost implements AutoCloseable {
     registry.stop(sessionId);
   }
 
+  /**
+   * The process of the session's agent on this host, from its spawn (during the launch) until it
+   * stops: the root of the only process tree its credential lease redeems for.
+   */
+  public Optional<ProcessHandle> agentProcess(String sessionId) {
+    return registry.process(sessionId);
+  }
+
   /** The execution id of every agent this host runs, by session. */
   public Map<String, String> runningExecutions() {
     return registry.runningExecutions();

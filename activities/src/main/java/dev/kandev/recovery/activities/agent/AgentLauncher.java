@@ -122,13 +122,14 @@ final class AgentLauncher {
       executions.startFailed(sessionId, executionId, failure.getMessage());
       throw failure;
     }
+    // Known as the session's agent at once: its git may redeem the lease before the row is written.
+    registry.launchStarted(sessionId, process);
     try {
       executions.starting(sessionId, executionId, process.pid());
     } catch (RuntimeException e) {
       process.kill();
       throw e;
     }
-    registry.launchStarted(sessionId, process);
     log.info("session {}: started agent '{}' pid {} execution {}", sessionId, profile.agentId(), process.pid(), executionId);
     return new RunningAgent(sessionId, executionId, process,
         AgentEnvironment.secretValues(profile.env(), request.extraEnv()),

@@ -82,6 +82,15 @@ final class AgentRegistry {
     return Optional.ofNullable(running.get(sessionId));
   }
 
+  /** The session's agent process: the running one, else the child of a launch under way. */
+  Optional<ProcessHandle> process(String sessionId) {
+    RunningAgent agent = running.get(sessionId);
+    if (agent != null) {
+      return Optional.of(agent.process.process().toHandle());
+    }
+    return Optional.ofNullable(launching.get(sessionId)).map(child -> child.process().toHandle());
+  }
+
   /** The execution id of every agent this worker runs, by session. */
   Map<String, String> runningExecutions() {
     Map<String, String> executions = new HashMap<>();

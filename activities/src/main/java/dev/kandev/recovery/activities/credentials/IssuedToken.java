@@ -15,7 +15,7 @@ public final class IssuedToken {
   private final Instant expiresAt;
   private final String token;
 
-  IssuedToken(String leaseId, String host, String path, Instant expiresAt, String token) {
+  public IssuedToken(String leaseId, String host, String path, Instant expiresAt, String token) {
     this.leaseId = Objects.requireNonNull(leaseId);
     this.host = Objects.requireNonNull(host);
     this.path = Objects.requireNonNull(path);

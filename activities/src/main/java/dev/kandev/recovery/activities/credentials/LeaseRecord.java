@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 
 /** A stored lease row (its token hash is never read back out). */
-record LeaseRecord(
+public record LeaseRecord(
     String id,
     LeaseScope scope,
     String executorId,
@@ -15,7 +15,7 @@ record LeaseRecord(
     Instant createdAt) {
 
   /** Why the lease can no longer be used at {@code now}, or null if it can. */
-  String unusableReason(Instant now) {
+  public String unusableReason(Instant now) {
     if (revokedAt != null) {
       return "lease " + id + " is revoked";
     }

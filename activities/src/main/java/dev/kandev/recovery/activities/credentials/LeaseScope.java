@@ -60,7 +60,7 @@ public record LeaseScope(
     return host.equals(normalizeHost(requestHost)) && path.equalsIgnoreCase(canonicalPath(requestPath));
   }
 
-  static String normalizeHost(String host) {
+  public static String normalizeHost(String host) {
     String h = required("host", host).toLowerCase(Locale.ROOT);
     if (h.matches(".*[/@?#\\s].*")) {
       throw new IllegalArgumentException("git credential host must not contain '/', '@', '?', '#' or spaces");
@@ -72,7 +72,7 @@ public record LeaseScope(
    * {@code owner/repo.git} (how git sends it), {@code /owner/repo/} and {@code /owner/repo} all
    * become {@code /owner/repo}.
    */
-  static String canonicalPath(String path) {
+  public static String canonicalPath(String path) {
     String p = required("path", path);
     if (p.contains("?") || p.contains("#")) {
       throw new IllegalArgumentException("git credential path must not contain '?' or '#'");

@@ -1,10 +1,10 @@
 package dev.kandev.recovery.activities.resume;
 
 import dev.kandev.recovery.activities.credentials.AttemptLeases;
-import dev.kandev.recovery.activities.credentials.CredentialBroker;
 import dev.kandev.recovery.activities.credentials.CredentialException;
 import dev.kandev.recovery.activities.credentials.CredentialFailures;
 import dev.kandev.recovery.activities.credentials.LeaseGrant;
+import dev.kandev.recovery.activities.credentials.broker.CredentialBroker;
 import dev.kandev.recovery.workflows.model.Fence;
 import dev.kandev.recovery.workflows.resume.CredentialActivities;
 import dev.kandev.recovery.workflows.resume.CredentialLease;

@@ -1,12 +1,12 @@
 package dev.kandev.recovery.worker.config;
 
-import static dev.kandev.recovery.activities.credentials.GitHubAppSettings.ENV_API_BASE;
-import static dev.kandev.recovery.activities.credentials.GitHubAppSettings.ENV_APP_ID;
-import static dev.kandev.recovery.activities.credentials.GitHubAppSettings.ENV_PRIVATE_KEY;
-import static dev.kandev.recovery.activities.credentials.GitHubAppSettings.ENV_PRIVATE_KEY_FILE;
-import static dev.kandev.recovery.activities.credentials.GitHubAppSettings.ENV_TIMEOUT_SECONDS;
+import static dev.kandev.recovery.activities.credentials.github.GitHubAppSettings.ENV_API_BASE;
+import static dev.kandev.recovery.activities.credentials.github.GitHubAppSettings.ENV_APP_ID;
+import static dev.kandev.recovery.activities.credentials.github.GitHubAppSettings.ENV_PRIVATE_KEY;
+import static dev.kandev.recovery.activities.credentials.github.GitHubAppSettings.ENV_PRIVATE_KEY_FILE;
+import static dev.kandev.recovery.activities.credentials.github.GitHubAppSettings.ENV_TIMEOUT_SECONDS;
 
-import dev.kandev.recovery.activities.credentials.GitHubAppSettings;
+import dev.kandev.recovery.activities.credentials.github.GitHubAppSettings;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URISyntaxException;

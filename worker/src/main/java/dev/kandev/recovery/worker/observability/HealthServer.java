@@ -2,11 +2,10 @@ package dev.kandev.recovery.worker.observability;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import dev.kandev.recovery.activities.http.HttpReplies;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -69,15 +68,7 @@ public final class HealthServer implements AutoCloseable {
         exchange.sendResponseHeaders(405, -1);
         return;
       }
-      byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-      exchange.getResponseHeaders().set("Content-Type", type);
-      boolean head = exchange.getRequestMethod().equals("HEAD");
-      exchange.sendResponseHeaders(status, head ? -1 : bytes.length);
-      if (!head) {
-        try (OutputStream out = exchange.getResponseBody()) {
-          out.write(bytes);
-        }
-      }
+      HttpReplies.reply(exchange, status, type, body);
     }
   }
 

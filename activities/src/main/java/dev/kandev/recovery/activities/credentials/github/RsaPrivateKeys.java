@@ -1,5 +1,6 @@
-package dev.kandev.recovery.activities.credentials;
+package dev.kandev.recovery.activities.credentials.github;
 
+import dev.kandev.recovery.activities.credentials.CredentialException;
 import java.io.ByteArrayOutputStream;
 import java.security.GeneralSecurityException;
 import java.security.KeyFactory;

@@ -1,4 +1,4 @@
-package dev.kandev.recovery.activities.credentials;
+package dev.kandev.recovery.activities.credentials.broker;
 
 import static dev.kandev.recovery.workflows.model.SessionState.FAILED;
 import static dev.kandev.recovery.workflows.model.SessionState.STARTING;
@@ -9,7 +9,12 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.classic.spi.ThrowableProxyUtil;
 import ch.qos.logback.core.read.ListAppender;
+import dev.kandev.recovery.activities.credentials.CredentialException;
+import dev.kandev.recovery.activities.credentials.IssuedToken;
+import dev.kandev.recovery.activities.credentials.LeaseGrant;
+import dev.kandev.recovery.activities.credentials.redemption.CredentialRedemptionServer;
 import dev.kandev.recovery.activities.json.Json;
+import dev.kandev.recovery.activities.testing.BrokerHarness;
 import dev.kandev.recovery.activities.testing.TestDatabase;
 import dev.kandev.recovery.activities.testing.TestKeys;
 import java.net.http.HttpClient;
@@ -17,6 +22,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -37,8 +43,8 @@ class CredentialSecretsTest {
     root.addAppender(logs);
     ours.setLevel(Level.DEBUG);
     List<String> visible = new ArrayList<>();
-    try (CredentialRedemptionServer server = CredentialRedemptionServer.start(h.broker, 0)) {
-      LeaseGrant grant = h.broker.issue(h.scope());
+    try (CredentialRedemptionServer server = CredentialRedemptionServer.start(h.broker, 0, sessionId -> Optional.of(ProcessHandle.current()))) {
+      LeaseGrant grant = h.issue();
       visible.add(grant.toString());
       visible.add(Json.mapper().writeValueAsString(grant.snapshot()));
       IssuedToken token = h.broker.mintToken(grant.leaseId());
@@ -54,9 +60,9 @@ class CredentialSecretsTest {
       h.moveSession(STARTING, FAILED);
       visible.add(post(http, server, token.token(), request));
       for (Runnable call : List.<Runnable>of(
-          () -> h.broker.redeem(token.token(), "github.com", "acme/widgets"),
+          () -> h.broker.redeem(token.token(), "github.com", "acme/widgets", CallerCheck.ANYONE),
           () -> h.broker.mintToken(grant.leaseId()),
-          () -> h.broker.issue(h.scope()))) {
+          () -> h.issue())) {
         try {
           call.run();
         } catch (CredentialException e) {

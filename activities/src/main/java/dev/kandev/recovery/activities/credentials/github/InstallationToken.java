@@ -1,4 +1,4 @@
-package dev.kandev.recovery.activities.credentials;
+package dev.kandev.recovery.activities.credentials.github;
 
 import java.time.Instant;
 

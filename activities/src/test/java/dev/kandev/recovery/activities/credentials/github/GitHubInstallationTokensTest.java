@@ -1,8 +1,13 @@
-package dev.kandev.recovery.activities.credentials;
+package dev.kandev.recovery.activities.credentials.github;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.kandev.recovery.activities.credentials.CredentialException;
+import dev.kandev.recovery.activities.credentials.CredentialPolicy;
+import dev.kandev.recovery.activities.credentials.GitCredential;
+import dev.kandev.recovery.activities.credentials.LeaseScope;
+import dev.kandev.recovery.activities.credentials.ResolvedPolicy;
 import dev.kandev.recovery.activities.json.Json;
 import dev.kandev.recovery.activities.testing.FakeGitHubServer;
 import dev.kandev.recovery.activities.testing.TestKeys;

@@ -1,8 +1,12 @@
-package dev.kandev.recovery.activities.credentials;
+package dev.kandev.recovery.activities.credentials.broker;
 
+import dev.kandev.recovery.activities.credentials.CredentialException;
+import dev.kandev.recovery.activities.credentials.LeaseScope;
+import dev.kandev.recovery.activities.store.CredentialScopeStore;
+import dev.kandev.recovery.activities.store.CredentialScopeStore.LinkedRepository;
+import dev.kandev.recovery.activities.store.CredentialScopeStore.ScopeSession;
 import dev.kandev.recovery.workflows.model.SessionState;
 import org.jdbi.v3.core.Handle;
-import org.jdbi.v3.core.mapper.RowMapper;
 
 /**
  * The broker's authorization boundary, applied at issuance, minting and every redemption against
@@ -11,6 +15,8 @@ import org.jdbi.v3.core.mapper.RowMapper;
  * COMPLETED, FAILED or CANCELLED. Not relaxed for anyone.
  */
 final class ScopeAuthorizer {
+  private static final CredentialScopeStore ROWS = new CredentialScopeStore();
+
   private ScopeAuthorizer() {}
 
   /**
@@ -18,18 +24,12 @@ final class ScopeAuthorizer {
    * SHARE}, so a concurrent terminal transition waits for the lease write that follows.
    */
   static void authorize(Handle h, LeaseScope scope) {
-    String taskWorkspace = h.createQuery("SELECT workspace_id FROM tasks WHERE id = :taskId")
-        .bind("taskId", scope.taskId())
-        .mapTo(String.class)
-        .findOne()
+    String taskWorkspace = ROWS.taskWorkspace(h, scope.taskId())
         .orElseThrow(() -> CredentialException.scopeDenied("unknown task " + scope.taskId()));
     if (!scope.workspaceId().equals(taskWorkspace)) {
       throw CredentialException.scopeDenied("task does not belong to workspace");
     }
-    SessionRow session = h.createQuery("SELECT task_id, state FROM task_sessions WHERE id = :sessionId FOR SHARE")
-        .bind("sessionId", scope.sessionId())
-        .map(SESSION_ROW)
-        .findOne()
+    ScopeSession session = ROWS.sessionForShare(h, scope.sessionId())
         .orElseThrow(() -> CredentialException.scopeDenied("unknown session " + scope.sessionId()));
     if (!scope.taskId().equals(session.taskId())) {
       throw CredentialException.scopeDenied("session does not belong to task");
@@ -37,13 +37,7 @@ final class ScopeAuthorizer {
     if (SessionState.parse(session.state()).isTerminal()) {
       throw CredentialException.sessionTerminal(scope.sessionId(), session.state());
     }
-    RepositoryRow repository = h.createQuery("SELECT r.workspace_id, r.provider, r.host, r.owner, r.name"
-            + " FROM task_repositories tr JOIN repositories r ON r.id = tr.repository_id"
-            + " WHERE tr.task_id = :taskId AND tr.repository_id = :repositoryId")
-        .bind("taskId", scope.taskId())
-        .bind("repositoryId", scope.repositoryId())
-        .map(REPOSITORY_ROW)
-        .findOne()
+    LinkedRepository repository = ROWS.linkedRepository(h, scope.taskId(), scope.repositoryId())
         .orElseThrow(() -> CredentialException.scopeDenied("repository is not linked to task"));
     if (!scope.workspaceId().equals(repository.workspaceId())) {
       throw CredentialException.scopeDenied("repository does not belong to workspace");
@@ -55,14 +49,4 @@ final class ScopeAuthorizer {
       throw CredentialException.scopeDenied("repository does not match host and path");
     }
   }
-
-  private record SessionRow(String taskId, String state) {}
-
-  private record RepositoryRow(String workspaceId, String provider, String host, String owner, String name) {}
-
-  private static final RowMapper<SessionRow> SESSION_ROW =
-      (rs, ctx) -> new SessionRow(rs.getString("task_id"), rs.getString("state"));
-  private static final RowMapper<RepositoryRow> REPOSITORY_ROW = (rs, ctx) -> new RepositoryRow(
-      rs.getString("workspace_id"), rs.getString("provider"), rs.getString("host"), rs.getString("owner"),
-      rs.getString("name"));
 }

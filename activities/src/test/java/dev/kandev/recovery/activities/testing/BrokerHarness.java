@@ -1,7 +1,14 @@
-package dev.kandev.recovery.activities.credentials;
+package dev.kandev.recovery.activities.testing;
 
+import dev.kandev.recovery.activities.credentials.CredentialResolver;
+import dev.kandev.recovery.activities.credentials.IssuedToken;
+import dev.kandev.recovery.activities.credentials.LeaseGrant;
+import dev.kandev.recovery.activities.credentials.LeaseScope;
+import dev.kandev.recovery.activities.credentials.broker.CredentialBroker;
+import dev.kandev.recovery.activities.credentials.broker.CredentialPolicyResolver;
+import dev.kandev.recovery.activities.credentials.github.GitHubAppCredentialResolver;
+import dev.kandev.recovery.activities.credentials.github.GitHubAppSettings;
 import dev.kandev.recovery.activities.json.Json;
-import dev.kandev.recovery.workflows.model.Fence;
 import dev.kandev.recovery.activities.store.SessionStore;
 import dev.kandev.recovery.activities.testing.CredentialFixtures;
 import dev.kandev.recovery.activities.testing.FakeGitHubServer;
@@ -9,6 +16,7 @@ import dev.kandev.recovery.activities.testing.Fixtures;
 import dev.kandev.recovery.activities.testing.MutableClock;
 import dev.kandev.recovery.activities.testing.TestDatabase;
 import dev.kandev.recovery.activities.testing.TestKeys;
+import dev.kandev.recovery.workflows.model.Fence;
 import dev.kandev.recovery.workflows.model.SessionState;
 import java.security.KeyPair;
 import java.security.interfaces.RSAPublicKey;
@@ -30,20 +38,20 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * A JUnit extension, set up before each test and closed after it; register it after the
  * {@link TestDatabase} it uses: {@code @RegisterExtension @Order(2) final BrokerHarness h = new BrokerHarness(db);}.
  */
-final class BrokerHarness implements BeforeEachCallback, AfterEachCallback {
-  static final String APP_ID = "12345";
-  static final long INSTALLATION = 42;
+public final class BrokerHarness implements BeforeEachCallback, AfterEachCallback {
+  public static final String APP_ID = "12345";
+  public static final long INSTALLATION = 42;
 
-  final TestDatabase db;
-  final MutableClock clock = new MutableClock(Instant.now().truncatedTo(ChronoUnit.MICROS));
-  final KeyPair appKeys = TestKeys.appKeyPair();
-  final SessionStore sessions = new SessionStore(Json.mapper());
-  Fixtures fixtures;
-  CredentialFixtures rows;
-  FakeGitHubServer github;
-  CredentialBroker broker;
+  public final TestDatabase db;
+  public final MutableClock clock = new MutableClock(Instant.now().truncatedTo(ChronoUnit.MICROS));
+  public final KeyPair appKeys = TestKeys.appKeyPair();
+  public final SessionStore sessions = new SessionStore(Json.mapper());
+  public Fixtures fixtures;
+  public CredentialFixtures rows;
+  public FakeGitHubServer github;
+  public CredentialBroker broker;
 
-  BrokerHarness(TestDatabase db) {
+  public BrokerHarness(TestDatabase db) {
     this.db = db;
   }
 
@@ -67,7 +75,7 @@ final class BrokerHarness implements BeforeEachCallback, AfterEachCallback {
     }
   }
 
-  CredentialBroker broker(Optional<GitHubAppSettings> app) {
+  public CredentialBroker broker(Optional<GitHubAppSettings> app) {
     // GitHub JWTs use the real clock (the fake checks iat/exp against it); leases use the test clock.
     CredentialResolver githubApp = new GitHubAppCredentialResolver(app, Json.mapper(), Clock.systemUTC());
     return new CredentialBroker(db.transactions(), new CredentialPolicyResolver(Json.mapper()),
@@ -75,17 +83,38 @@ final class BrokerHarness implements BeforeEachCallback, AfterEachCallback {
   }
 
   /** The production wiring (as the worker's Components does it), for tests that need only real-clock behaviour. */
-  CredentialBroker defaultBroker(Optional<GitHubAppSettings> app) {
+  public CredentialBroker defaultBroker(Optional<GitHubAppSettings> app) {
     return new CredentialBroker(db.transactions(), new CredentialPolicyResolver(Json.mapper()),
         List.of(new GitHubAppCredentialResolver(app, Json.mapper(), Clock.systemUTC())), Json.mapper(), Clock.systemUTC());
   }
 
-  LeaseScope scope() {
+  public LeaseScope scope() {
     return LeaseScope.github("ws-1", "t1", "s1", "r1", "github.com", "acme/widgets");
   }
 
+  /** Issues s1's leases the way a resume does, and returns the grant of its first repository. */
+  public LeaseGrant issue() {
+    return issue(broker);
+  }
+
+  /** {@link #issue()} with another broker over the same rows. */
+  public LeaseGrant issue(CredentialBroker broker) {
+    return broker.issueForSession("s1", CredentialBroker.DEFAULT_TTL).get(0);
+  }
+
+  /** {@link #issue()} for s1 as a session of executor {@code executorId} ({@code task_sessions.executor_id}). */
+  public LeaseGrant issueUnder(String executorId) {
+    fixtures.exec("UPDATE task_sessions SET executor_id = ? WHERE id = 's1'", executorId);
+    return issue();
+  }
+
+  /** A minted lease token of s1's first repository. */
+  public IssuedToken mintedToken() {
+    return broker.mintToken(issue().leaseId());
+  }
+
   /** A guarded transition, as the workflow's activities make it. */
-  void moveSession(SessionState from, SessionState to) {
+  public void moveSession(SessionState from, SessionState to) {
     db.tx(h -> sessions.transition(h, "s1", Set.of(from), to, "test", "", Fence.none()));
   }
 }

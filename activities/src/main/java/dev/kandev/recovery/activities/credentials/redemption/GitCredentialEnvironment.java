@@ -1,5 +1,6 @@
-package dev.kandev.recovery.activities.credentials;
+package dev.kandev.recovery.activities.credentials.redemption;
 
+import dev.kandev.recovery.activities.credentials.IssuedToken;
 import java.net.InetAddress;
 import java.net.URI;
 import java.net.UnknownHostException;

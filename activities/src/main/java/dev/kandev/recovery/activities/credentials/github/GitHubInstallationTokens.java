@@ -1,8 +1,9 @@
-package dev.kandev.recovery.activities.credentials;
+package dev.kandev.recovery.activities.credentials.github;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.kandev.recovery.activities.credentials.CredentialException;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;

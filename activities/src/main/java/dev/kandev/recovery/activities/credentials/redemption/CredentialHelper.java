@@ -1,4 +1,4 @@
-package dev.kandev.recovery.activities.credentials;
+package dev.kandev.recovery.activities.credentials.redemption;
 
 import java.io.IOException;
 import java.io.InputStream;

@@ -1,10 +1,10 @@
-package dev.kandev.recovery.activities.credentials;
+package dev.kandev.recovery.activities.store;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.kandev.recovery.activities.credentials.AttemptLeases;
 import dev.kandev.recovery.workflows.model.Fence;
 import dev.kandev.recovery.workflows.model.GitCredentialSnapshot;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
@@ -12,17 +12,18 @@ import org.jdbi.v3.core.Handle;
 
 /**
  * SQL of {@code credential_lease_attempts}: which leases the lease step of a resume attempt (session
- * and fence) issued. Every method runs on the caller's transaction {@link Handle}.
+ * and fence) issued. Every method runs on the caller's transaction {@link Handle}; {@link
+ * LeaseStore#sweep} drops old rows with the leases.
  */
-final class LeaseAttemptStore {
+public final class LeaseAttemptStore {
   private final ObjectMapper json;
 
-  LeaseAttemptStore(ObjectMapper json) {
+  public LeaseAttemptStore(ObjectMapper json) {
     this.json = json;
   }
 
   /** The attempt's earlier result, its row locked until the caller's transaction ends. */
-  Optional<AttemptLeases> forUpdate(Handle h, String sessionId, Fence fence) {
+  public Optional<AttemptLeases> forUpdate(Handle h, String sessionId, Fence fence) {
     return h.createQuery("SELECT lease_ids, snapshot::text AS snapshot FROM credential_lease_attempts"
             + " WHERE session_id = :sessionId AND fence = :fence FOR UPDATE")
         .bind("sessionId", sessionId)
@@ -36,13 +37,13 @@ final class LeaseAttemptStore {
    * Records the attempt's first result. A concurrent run of the same attempt that recorded first
    * makes this insert fail, and the caller's transaction (with the leases it issued) roll back.
    */
-  void insert(Handle h, String sessionId, Fence fence, AttemptLeases leases, Instant now) {
+  public void insert(Handle h, String sessionId, Fence fence, AttemptLeases leases, Instant now) {
     write(h, "INSERT INTO credential_lease_attempts (session_id, fence, lease_ids, snapshot, created_at)"
         + " VALUES (:sessionId, :fence, :leaseIds, CAST(:snapshot AS jsonb), :now)", sessionId, fence, leases, now);
   }
 
   /** Replaces the attempt's result (its earlier leases could no longer be used). */
-  void replace(Handle h, String sessionId, Fence fence, AttemptLeases leases, Instant now) {
+  public void replace(Handle h, String sessionId, Fence fence, AttemptLeases leases, Instant now) {
     write(h, "UPDATE credential_lease_attempts SET lease_ids = :leaseIds, snapshot = CAST(:snapshot AS jsonb),"
         + " created_at = :now WHERE session_id = :sessionId AND fence = :fence", sessionId, fence, leases, now);
   }
@@ -54,13 +55,6 @@ final class LeaseAttemptStore {
         .bind("leaseIds", leases.leaseIds().toArray(String[]::new))
         .bind("snapshot", snapshotJson(leases.snapshot()))
         .bind("now", now)
-        .execute();
-  }
-
-  /** Drops the results recorded more than {@code keep} ago: their attempts ended long since. */
-  int sweep(Handle h, Instant now, Duration keep) {
-    return h.createUpdate("DELETE FROM credential_lease_attempts WHERE created_at < :cutoff")
-        .bind("cutoff", now.minus(keep))
         .execute();
   }
 

@@ -1,9 +1,13 @@
-package dev.kandev.recovery.activities.credentials;
+package dev.kandev.recovery.activities.store;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.kandev.recovery.activities.credentials.CredentialPolicy;
+import dev.kandev.recovery.activities.credentials.LeaseRecord;
+import dev.kandev.recovery.activities.credentials.LeaseScope;
+import dev.kandev.recovery.activities.credentials.ResolvedPolicy;
 import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
@@ -14,7 +18,7 @@ import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.mapper.RowMapper;
 
 /** SQL of {@code credential_leases}. Every method runs on the caller's transaction {@link Handle}. */
-final class LeaseStore {
+public final class LeaseStore {
   private static final String COLUMNS =
       "id, provider, workspace_id, task_id, session_id, repository_id, host, path, executor_id, binding::text AS binding,"
           + " ttl_seconds, expires_at, revoked_at, created_at";
@@ -22,7 +26,7 @@ final class LeaseStore {
   private final ObjectMapper json;
   private final RowMapper<LeaseRecord> leaseRecord;
 
-  LeaseStore(ObjectMapper json) {
+  public LeaseStore(ObjectMapper json) {
     this.json = json;
     this.leaseRecord = (rs, ctx) -> new LeaseRecord(
         rs.getString("id"),
@@ -36,7 +40,7 @@ final class LeaseStore {
         rs.getTimestamp("created_at").toInstant());
   }
 
-  void insert(Handle h, LeaseRecord lease) {
+  public void insert(Handle h, LeaseRecord lease) {
     LeaseScope s = lease.scope();
     h.createUpdate("INSERT INTO credential_leases (id, provider, workspace_id, task_id, session_id, repository_id, host,"
             + " path, executor_id, binding, ttl_seconds, expires_at, created_at) VALUES (:id, :provider, :workspaceId,"
@@ -58,14 +62,14 @@ final class LeaseStore {
         .execute();
   }
 
-  Optional<LeaseRecord> byIdForUpdate(Handle h, String leaseId) {
+  public Optional<LeaseRecord> byIdForUpdate(Handle h, String leaseId) {
     return h.createQuery("SELECT " + COLUMNS + " FROM credential_leases WHERE id = :id FOR UPDATE")
         .bind("id", leaseId)
         .map(leaseRecord)
         .findOne();
   }
 
-  Optional<LeaseRecord> byTokenHash(Handle h, byte[] hash) {
+  public Optional<LeaseRecord> byTokenHash(Handle h, byte[] hash) {
     return h.createQuery("SELECT " + COLUMNS + " FROM credential_leases WHERE token_hash = :hash FOR UPDATE")
         .bind("hash", hash)
         .map(leaseRecord)
@@ -73,7 +77,7 @@ final class LeaseStore {
   }
 
   /** Stores the hash of a newly minted token (replacing any earlier one) and restarts the TTL. */
-  void setTokenHash(Handle h, String leaseId, byte[] hash, Instant now, Instant expiresAt) {
+  public void setTokenHash(Handle h, String leaseId, byte[] hash, Instant now, Instant expiresAt) {
     h.createUpdate("UPDATE credential_leases SET token_hash = :hash, minted_at = :now, expires_at = :expiresAt WHERE id = :id")
         .bind("hash", hash)
         .bind("now", now)
@@ -82,7 +86,7 @@ final class LeaseStore {
         .execute();
   }
 
-  void renew(Handle h, String leaseId, Instant now, Instant expiresAt) {
+  public void renew(Handle h, String leaseId, Instant now, Instant expiresAt) {
     h.createUpdate("UPDATE credential_leases SET last_redeemed_at = :now, expires_at = :expiresAt"
             + " WHERE id = :id AND revoked_at IS NULL")
         .bind("now", now)
@@ -91,24 +95,30 @@ final class LeaseStore {
         .execute();
   }
 
-  boolean revoke(Handle h, String leaseId, Instant now) {
+  public boolean revoke(Handle h, String leaseId, Instant now) {
     return h.createUpdate("UPDATE credential_leases SET revoked_at = :now WHERE id = :id AND revoked_at IS NULL")
         .bind("now", now)
         .bind("id", leaseId)
         .execute() == 1;
   }
 
-  int revokeSession(Handle h, String sessionId, Instant now) {
+  public int revokeSession(Handle h, String sessionId, Instant now) {
     return h.createUpdate("UPDATE credential_leases SET revoked_at = :now WHERE session_id = :sessionId AND revoked_at IS NULL")
         .bind("now", now)
         .bind("sessionId", sessionId)
         .execute();
   }
 
-  /** Drops leases that expired or were revoked more than {@code keep} ago. */
-  int sweep(Handle h, Instant now, Duration keep) {
+  /**
+   * Drops leases that expired or were revoked more than {@code keep} ago, and the resume attempts'
+   * records ({@code credential_lease_attempts}) made more than {@code keep} ago: their attempts ended
+   * long since. Returns how many leases went.
+   */
+  public int sweep(Handle h, Instant now, Duration keep) {
+    Instant cutoff = now.minus(keep);
+    h.createUpdate("DELETE FROM credential_lease_attempts WHERE created_at < :cutoff").bind("cutoff", cutoff).execute();
     return h.createUpdate("DELETE FROM credential_leases WHERE expires_at < :cutoff OR revoked_at < :cutoff")
-        .bind("cutoff", now.minus(keep))
+        .bind("cutoff", cutoff)
         .execute();
   }
 

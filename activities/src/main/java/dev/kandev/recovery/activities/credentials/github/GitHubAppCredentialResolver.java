@@ -1,6 +1,12 @@
-package dev.kandev.recovery.activities.credentials;
+package dev.kandev.recovery.activities.credentials.github;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.kandev.recovery.activities.credentials.CredentialException;
+import dev.kandev.recovery.activities.credentials.CredentialPolicy;
+import dev.kandev.recovery.activities.credentials.CredentialResolver;
+import dev.kandev.recovery.activities.credentials.GitCredential;
+import dev.kandev.recovery.activities.credentials.LeaseScope;
+import dev.kandev.recovery.activities.credentials.ResolvedPolicy;
 import java.time.Clock;
 import java.util.Optional;
 

@@ -1,6 +1,19 @@
-package dev.kandev.recovery.activities.credentials;
+package dev.kandev.recovery.activities.credentials.broker;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.kandev.recovery.activities.credentials.AttemptLeases;
+import dev.kandev.recovery.activities.credentials.CredentialException;
+import dev.kandev.recovery.activities.credentials.CredentialPolicy;
+import dev.kandev.recovery.activities.credentials.CredentialResolver;
+import dev.kandev.recovery.activities.credentials.GitCredential;
+import dev.kandev.recovery.activities.credentials.IssuedToken;
+import dev.kandev.recovery.activities.credentials.LeaseGrant;
+import dev.kandev.recovery.activities.credentials.LeaseRecord;
+import dev.kandev.recovery.activities.credentials.LeaseScope;
+import dev.kandev.recovery.activities.credentials.ResolvedPolicy;
+import dev.kandev.recovery.activities.store.CredentialScopeStore;
+import dev.kandev.recovery.activities.store.LeaseAttemptStore;
+import dev.kandev.recovery.activities.store.LeaseStore;
 import dev.kandev.recovery.activities.store.Transactions;
 import dev.kandev.recovery.workflows.model.Fence;
 import dev.kandev.recovery.workflows.model.GitCredentialSnapshot;
@@ -29,7 +42,7 @@ import org.slf4j.LoggerFactory;
  * Scoped git credential broker (Kandev's model): opaque, hashed, expiring leases bound to one
  * repository of one task session, authorized against the current database rows at issuance, at
  * minting and at every redemption. Issuance is split in two so no secret crosses Temporal between
- * activities: {@link #issue} returns only non-secret data; the launch step calls {@link #mintToken}
+ * activities: {@link #issueForAttempt} returns only non-secret data; the launch step calls {@link #mintToken}
  * right before spawning the agent and hands the token to the child through its environment.
  */
 public final class CredentialBroker {
@@ -44,6 +57,7 @@ public final class CredentialBroker {
   private final Map<CredentialPolicy, CredentialResolver> resolvers = new EnumMap<>(CredentialPolicy.class);
   private final LeaseStore leases;
   private final LeaseAttemptStore attempts;
+  private final CredentialScopeStore scopes = new CredentialScopeStore();
   private final Clock clock;
   private final SecureRandom random = new SecureRandom();
 
@@ -66,59 +80,23 @@ public final class CredentialBroker {
     return ttl == null || ttl.isZero() || ttl.isNegative() || ttl.compareTo(DEFAULT_TTL) > 0 ? DEFAULT_TTL : ttl;
   }
 
-  public LeaseGrant issue(LeaseScope scope) {
-    return issue(scope, null, DEFAULT_TTL);
-  }
-
-  public LeaseGrant issue(LeaseScope scope, String executorId) {
-    return issue(scope, executorId, DEFAULT_TTL);
-  }
-
-  /**
-   * Authorizes {@code scope}, resolves the credential policy (executor override, else workspace)
-   * and creates a lease without a usable token. For policy {@code none} no lease is created.
-   *
-   * @param executorId the session's executor, or null
-   * @throws CredentialException {@code SESSION_TERMINAL}, {@code SCOPE_DENIED}, {@code
-   *     CONFIG_MISSING} or {@code CONFIG_INVALID}
-   */
-  public LeaseGrant issue(LeaseScope scope, String executorId, Duration ttl) {
-    return transactions.inTransaction("issue credential lease for session " + scope.sessionId(),
-        h -> issue(h, scope, executorId, clampTtl(ttl)));
-  }
-
-  /**
-   * Issues for every scope (e.g. all of {@link #scopesForSession}) in one transaction: if any scope
-   * is refused, no lease is created (Kandev validates every repository before the first lease).
-   */
-  public List<LeaseGrant> issueAll(List<LeaseScope> scopes, String executorId, Duration ttl) {
-    Duration leaseTtl = clampTtl(ttl);
-    return transactions.inTransaction("issue " + scopes.size() + " credential lease(s)", h -> {
-      List<LeaseGrant> grants = new ArrayList<>();
-      for (LeaseScope scope : scopes) {
-        grants.add(issue(h, scope, executorId, leaseTtl));
-      }
-      return grants;
-    });
-  }
-
   /**
    * Issues for every repository linked to the session's task ({@link #scopesForSession}) under the
    * policy of the session's executor ({@code task_sessions.executor_id}; its row in {@code
-   * executor_credential_policies} wins over the workspace's), in one transaction like {@link
-   * #issueAll}. No linked repository: no lease.
+   * executor_credential_policies} wins over the workspace's), in one transaction: if any scope is
+   * refused, no lease is created (Kandev validates every repository before the first lease). Each
+   * scope is authorized, its policy resolved and checked, and for a policy other than {@code none} a
+   * lease created without a usable token ({@link #mintToken} gives it one). No linked repository: no
+   * lease.
    *
-   * @throws CredentialException as {@link #issue}; {@code SCOPE_DENIED} for an unknown session
+   * @throws CredentialException {@code SESSION_TERMINAL}, {@code SCOPE_DENIED} (also for an unknown
+   *     session), {@code CONFIG_MISSING} or {@code CONFIG_INVALID}
    */
   public List<LeaseGrant> issueForSession(String sessionId, Duration ttl) {
     Duration leaseTtl = clampTtl(ttl);
     return transactions.inTransaction("issue credential leases for session " + sessionId, h -> {
-      List<LeaseScope> scopes = scopesForSession(h, sessionId);
-      String executorId = executorOf(h, sessionId);
-      List<LeaseGrant> grants = new ArrayList<>();
-      for (LeaseScope scope : scopes) {
-        grants.add(issue(h, scope, executorId, leaseTtl));
-      }
+      List<LeaseGrant> grants = issueAll(h, scopesForSession(h, sessionId), executorOf(h, sessionId), leaseTtl);
+      leases.sweep(h, now(), SWEEP_AFTER);
       return grants;
     });
   }
@@ -154,17 +132,13 @@ public final class CredentialBroker {
         return earlier.get();
       }
       earlier.ifPresent(stale -> stale.leaseIds().forEach(id -> leases.revoke(h, id, now)));
-      List<LeaseGrant> grants = new ArrayList<>();
-      for (LeaseScope scope : scopes) {
-        grants.add(issue(h, scope, executorId, leaseTtl));
-      }
-      AttemptLeases issued = AttemptLeases.issued(grants);
+      AttemptLeases issued = AttemptLeases.issued(issueAll(h, scopes, executorId, leaseTtl));
       if (earlier.isPresent()) {
         attempts.replace(h, sessionId, fence, issued, now);
       } else {
         attempts.insert(h, sessionId, fence, issued, now);
       }
-      attempts.sweep(h, now, SWEEP_AFTER);
+      leases.sweep(h, now, SWEEP_AFTER);
       return issued;
     });
   }
@@ -202,13 +176,16 @@ public final class CredentialBroker {
   }
 
   /** The session's executor, or null when it has none. */
-  private static String executorOf(Handle h, String sessionId) {
-    return h.createQuery("SELECT executor_id FROM task_sessions WHERE id = :sessionId")
-        .bind("sessionId", sessionId)
-        .mapTo(String.class)
-        .findOne()
-        .filter(executorId -> !executorId.isBlank())
-        .orElse(null);
+  private String executorOf(Handle h, String sessionId) {
+    return scopes.executorOf(h, sessionId).orElse(null);
+  }
+
+  private List<LeaseGrant> issueAll(Handle h, List<LeaseScope> scopes, String executorId, Duration leaseTtl) {
+    List<LeaseGrant> grants = new ArrayList<>();
+    for (LeaseScope scope : scopes) {
+      grants.add(issue(h, scope, executorId, leaseTtl));
+    }
+    return grants;
   }
 
   private LeaseGrant issue(Handle h, LeaseScope scope, String executorId, Duration leaseTtl) {
@@ -224,7 +201,6 @@ public final class CredentialBroker {
     LeaseRecord lease =
         new LeaseRecord("lease-" + UUID.randomUUID(), scope, executorId, policy, leaseTtl, now.plus(leaseTtl), null, now);
     leases.insert(h, lease);
-    leases.sweep(h, now, SWEEP_AFTER);
     log.info("issued credential lease {} ({} from {}) for session {} repository {}", lease.id(),
         policy.policy().id(), policy.source(), scope.sessionId(), scope.repository());
     return new LeaseGrant(lease.id(), lease.expiresAt(), snapshot(scope, policy, lease.id(), lease.expiresAt(), now));
@@ -256,17 +232,23 @@ public final class CredentialBroker {
   /**
    * Redeems a lease token for the live credential of the repository git asks for: looks the lease
    * up by hash, matches host and path, re-authorizes, checks the policy is still the one the lease
-   * was bound to, resolves the credential (never stored) and renews the lease.
+   * was bound to, checks the caller is the session's agent (or its descendant), resolves the
+   * credential (never stored) and renews the lease.
    *
    * @param path the path as git sends it ({@code owner/repo.git}) or canonical
+   * @param caller who asks, as the redemption endpoint sees it
    * @throws CredentialException any type; {@code PROVIDER_UNAVAILABLE} is retryable
    */
-  public GitCredential redeem(String token, String host, String path) {
+  public GitCredential redeem(String token, String host, String path, CallerCheck caller) {
     if (token == null || !token.matches("[A-Za-z0-9_-]{43}")) {
       throw CredentialException.leaseInvalid("malformed lease token");
     }
     byte[] hash = hash(token);
     LeaseRecord lease = transactions.inTransaction("redeem credential lease", h -> authorizedLease(h, hash, host, path));
+    if (!caller.isAgentOf(lease.scope().sessionId())) {
+      throw CredentialException.scopeDenied("lease " + lease.id() + " redeems only for a process of session "
+          + lease.scope().sessionId() + "'s agent on the worker that runs it");
+    }
     GitCredential credential = resolver(lease.binding()).resolve(lease.scope(), lease.binding());
     // Authorize again after the provider call, so a session that became terminal meanwhile gets nothing.
     transactions.inTransaction("renew credential lease " + lease.id(), h -> {
@@ -306,21 +288,10 @@ public final class CredentialBroker {
   }
 
   private List<LeaseScope> scopesForSession(Handle h, String sessionId) {
-    boolean known = h.createQuery("SELECT EXISTS (SELECT 1 FROM task_sessions WHERE id = :sessionId)")
-        .bind("sessionId", sessionId)
-        .mapTo(Boolean.class)
-        .one();
-    if (!known) {
+    if (!scopes.sessionExists(h, sessionId)) {
       throw CredentialException.scopeDenied("unknown session " + sessionId);
     }
-    return h.createQuery("SELECT t.workspace_id, s.task_id, r.id, r.host, r.owner, r.name, r.provider FROM task_sessions s"
-            + " JOIN tasks t ON t.id = s.task_id JOIN task_repositories tr ON tr.task_id = s.task_id"
-            + " JOIN repositories r ON r.id = tr.repository_id WHERE s.id = :sessionId ORDER BY tr.position, r.id")
-        .bind("sessionId", sessionId)
-        .map((rs, ctx) -> new LeaseScope(rs.getString("workspace_id"), rs.getString("task_id"), sessionId,
-            rs.getString("id"), rs.getString("host"), "/" + rs.getString("owner") + "/" + rs.getString("name"),
-            rs.getString("provider")))
-        .list();
+    return scopes.scopesOfSession(h, sessionId);
   }
 
   private LeaseRecord authorizedLease(Handle h, byte[] hash, String host, String path) {
@@ -383,6 +354,7 @@ public final class CredentialBroker {
     return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
   }
 
+  /** The SHA-256 of a lease token: all the lease row keeps of it. */
   static byte[] hash(String token) {
     try {
       return MessageDigest.getInstance("SHA-256").digest(token.getBytes(StandardCharsets.UTF_8));

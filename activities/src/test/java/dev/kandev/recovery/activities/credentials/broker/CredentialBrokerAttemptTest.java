@@ -1,12 +1,16 @@
-package dev.kandev.recovery.activities.credentials;
+package dev.kandev.recovery.activities.credentials.broker;
 
 import static dev.kandev.recovery.workflows.model.SessionState.FAILED;
 import static dev.kandev.recovery.workflows.model.SessionState.STARTING;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.kandev.recovery.activities.credentials.AttemptLeases;
+import dev.kandev.recovery.activities.credentials.CredentialException;
+import dev.kandev.recovery.activities.credentials.IssuedToken;
 import dev.kandev.recovery.activities.store.StoreException;
 import dev.kandev.recovery.activities.testing.Await;
+import dev.kandev.recovery.activities.testing.BrokerHarness;
 import dev.kandev.recovery.activities.testing.TestDatabase;
 import dev.kandev.recovery.workflows.FailureType;
 import dev.kandev.recovery.workflows.model.Fence;
@@ -63,9 +67,25 @@ class CredentialBrokerAttemptTest {
     assertThat(h.github.calls()).as("issuance does not call GitHub").isZero();
     // The reused lease is the one the launch mints a token for, and git redeems it: GitHub mints once.
     IssuedToken token = h.broker.mintToken(again.leaseIds().get(0));
-    h.broker.redeem(token.token(), "github.com", "acme/widgets.git");
+    h.broker.redeem(token.token(), "github.com", "acme/widgets.git", CallerCheck.ANYONE);
     assertThat(h.github.issued()).hasSize(1);
     assertThat(h.fixtures.dump("credential_lease_attempts")).doesNotContain(token.token());
+  }
+
+  @Test
+  void issuingSweepsLeasesAndAttemptRecordsADayPastTheirEnd() {
+    AttemptLeases old = issue(FENCE);
+    h.clock.advance(CredentialBroker.DEFAULT_TTL.plus(Duration.ofDays(1)).minusMinutes(1));
+    issue(Fence.of(6));
+    assertThat(leases()).as("expired less than a day ago: kept").isEqualTo(2);
+
+    h.clock.advance(Duration.ofMinutes(2));
+    AttemptLeases latest = issue(Fence.of(7));
+
+    assertThat(h.fixtures.strings("SELECT id FROM credential_leases ORDER BY created_at"))
+        .doesNotContainAnyElementsOf(old.leaseIds()).hasSize(2).contains(latest.leaseIds().get(0));
+    assertThat(h.fixtures.strings("SELECT fence::text FROM credential_lease_attempts ORDER BY fence"))
+        .as("the attempt record goes with its leases").containsExactly("6", "7");
   }
 
   @Test

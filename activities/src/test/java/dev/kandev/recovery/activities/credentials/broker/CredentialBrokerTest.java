@@ -1,4 +1,4 @@
-package dev.kandev.recovery.activities.credentials;
+package dev.kandev.recovery.activities.credentials.broker;
 
 import static dev.kandev.recovery.workflows.model.SessionState.FAILED;
 import static dev.kandev.recovery.workflows.model.SessionState.RUNNING;
@@ -6,7 +6,14 @@ import static dev.kandev.recovery.workflows.model.SessionState.STARTING;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.kandev.recovery.activities.credentials.CredentialException;
+import dev.kandev.recovery.activities.credentials.GitCredential;
+import dev.kandev.recovery.activities.credentials.IssuedToken;
+import dev.kandev.recovery.activities.credentials.LeaseGrant;
+import dev.kandev.recovery.activities.credentials.LeaseScope;
+import dev.kandev.recovery.activities.credentials.github.GitHubAppSettings;
 import dev.kandev.recovery.activities.testing.Await;
+import dev.kandev.recovery.activities.testing.BrokerHarness;
 import dev.kandev.recovery.activities.testing.TestDatabase;
 import dev.kandev.recovery.activities.testing.TestKeys;
 import dev.kandev.recovery.workflows.FailureType;
@@ -38,6 +45,11 @@ class CredentialBrokerTest {
         .hasMessageContaining(message);
   }
 
+  /** The authorization every issuance, mint and redemption applies, for a scope the rows would never give. */
+  private void authorize(LeaseScope scope) {
+    db.run(handle -> ScopeAuthorizer.authorize(handle, scope));
+  }
+
   private long leases() {
     return h.fixtures.count("SELECT count(*) FROM credential_leases");
   }
@@ -46,7 +58,7 @@ class CredentialBrokerTest {
 
   @Test
   void issueWhileStartingCreatesALeaseWithoutTokenAndANonSecretSnapshot() {
-    LeaseGrant grant = h.broker.issue(h.scope());
+    LeaseGrant grant = h.issue();
 
     assertThat(grant.leaseId()).startsWith("lease-");
     assertThat(grant.expiresAt()).isEqualTo(h.clock.instant().plus(Duration.ofHours(12)));
@@ -73,7 +85,7 @@ class CredentialBrokerTest {
   void issueRejectsEveryTerminalState(SessionState terminal) {
     h.moveSession(STARTING, terminal);
 
-    assertRejected(() -> h.broker.issue(h.scope()), FailureType.CREDENTIAL_SESSION_TERMINAL, "session is terminal");
+    assertRejected(() -> h.issue(), FailureType.CREDENTIAL_SESSION_TERMINAL, "session is terminal");
     assertThat(leases()).isZero();
   }
 
@@ -82,7 +94,7 @@ class CredentialBrokerTest {
   void issueAcceptsEveryNonTerminalState(SessionState state) {
     h.fixtures.exec("UPDATE task_sessions SET state = ? WHERE id = 's1'", state.name());
 
-    assertThat(h.broker.issue(h.scope()).leaseId()).isNotNull();
+    assertThat(h.issue().leaseId()).isNotNull();
   }
 
   @Test
@@ -91,7 +103,7 @@ class CredentialBrokerTest {
     LeaseScope scope = h.scope();
     h.moveSession(RUNNING, FAILED);
 
-    assertRejected(() -> h.broker.issue(scope), FailureType.CREDENTIAL_SESSION_TERMINAL, "session is terminal");
+    assertRejected(() -> authorize(scope), FailureType.CREDENTIAL_SESSION_TERMINAL, "session is terminal");
   }
 
   @Test
@@ -103,7 +115,7 @@ class CredentialBrokerTest {
         update.execute("UPDATE task_sessions SET state = 'CANCELLED' WHERE id = 's1'");
       }
       long transition = backendPid(c);
-      var issuing = pool.submit(() -> h.broker.issue(h.scope()));
+      var issuing = pool.submit(() -> h.issue());
       Await.until(() -> blockedBy(transition), n -> n > 0, Duration.ofSeconds(10),
           "the issuance to wait on the in-flight transition's row lock (backends blocked by it)");
       assertThat(issuing.isDone()).as("issuance waits for the in-flight transition").isFalse();
@@ -132,7 +144,7 @@ class CredentialBrokerTest {
 
   @Test
   void issueRejectsAnUnknownSession() {
-    assertRejected(() -> h.broker.issue(LeaseScope.github("ws-1", "t1", "nope", "r1", "github.com", "acme/widgets")),
+    assertRejected(() -> authorize(LeaseScope.github("ws-1", "t1", "nope", "r1", "github.com", "acme/widgets")),
         FailureType.CREDENTIAL_SCOPE_DENIED, "unknown session nope");
   }
 
@@ -140,13 +152,13 @@ class CredentialBrokerTest {
   void issueRejectsASessionOfAnotherTask() {
     h.fixtures.task("t2", "ws-1", "IN_PROGRESS").session("s2", "t2", "test-agent", STARTING, "{}");
 
-    assertRejected(() -> h.broker.issue(LeaseScope.github("ws-1", "t1", "s2", "r1", "github.com", "acme/widgets")),
+    assertRejected(() -> authorize(LeaseScope.github("ws-1", "t1", "s2", "r1", "github.com", "acme/widgets")),
         FailureType.CREDENTIAL_SCOPE_DENIED, "session does not belong to task");
   }
 
   @Test
   void issueRejectsATaskOfAnotherWorkspace() {
-    assertRejected(() -> h.broker.issue(LeaseScope.github("ws-2", "t1", "s1", "r1", "github.com", "acme/widgets")),
+    assertRejected(() -> authorize(LeaseScope.github("ws-2", "t1", "s1", "r1", "github.com", "acme/widgets")),
         FailureType.CREDENTIAL_SCOPE_DENIED, "task does not belong to workspace");
   }
 
@@ -154,15 +166,15 @@ class CredentialBrokerTest {
   void issueRejectsAnUnlinkedRepository() {
     h.rows.repository("r2", "ws-1", "github.com", "acme", "gadgets");
 
-    assertRejected(() -> h.broker.issue(LeaseScope.github("ws-1", "t1", "s1", "r2", "github.com", "acme/gadgets")),
+    assertRejected(() -> authorize(LeaseScope.github("ws-1", "t1", "s1", "r2", "github.com", "acme/gadgets")),
         FailureType.CREDENTIAL_SCOPE_DENIED, "repository is not linked to task");
   }
 
   @Test
   void issueRejectsAScopeWhoseHostOrPathIsNotTheRepositorys() {
-    assertRejected(() -> h.broker.issue(LeaseScope.github("ws-1", "t1", "s1", "r1", "github.com", "evil/widgets")),
+    assertRejected(() -> authorize(LeaseScope.github("ws-1", "t1", "s1", "r1", "github.com", "evil/widgets")),
         FailureType.CREDENTIAL_SCOPE_DENIED, "does not match host and path");
-    assertRejected(() -> h.broker.issue(LeaseScope.github("ws-1", "t1", "s1", "r1", "ghe.example.com", "acme/widgets")),
+    assertRejected(() -> authorize(LeaseScope.github("ws-1", "t1", "s1", "r1", "ghe.example.com", "acme/widgets")),
         FailureType.CREDENTIAL_SCOPE_DENIED, "does not match host and path");
   }
 
@@ -170,7 +182,7 @@ class CredentialBrokerTest {
   void issueWithoutAppConfigurationIsConfigMissing() {
     CredentialBroker unconfigured = h.broker(Optional.empty());
 
-    assertRejected(() -> unconfigured.issue(h.scope()), FailureType.CREDENTIAL_CONFIG_MISSING, "KANDEV_GITHUB_APP_ID");
+    assertRejected(() -> h.issue(unconfigured), FailureType.CREDENTIAL_CONFIG_MISSING, "KANDEV_GITHUB_APP_ID");
     assertThat(leases()).isZero();
   }
 
@@ -179,7 +191,7 @@ class CredentialBrokerTest {
     String pem = "-----BEGIN RSA PRIVATE KEY-----\nAAAAAAAAAAAA\n-----END RSA PRIVATE KEY-----\n";
     CredentialBroker broken = h.broker(Optional.of(new GitHubAppSettings(BrokerHarness.APP_ID, pem, h.github.apiBase())));
 
-    assertRejected(() -> broken.issue(h.scope()), FailureType.CREDENTIAL_CONFIG_INVALID, "private key is malformed");
+    assertRejected(() -> h.issue(broken), FailureType.CREDENTIAL_CONFIG_INVALID, "private key is malformed");
   }
 
   @Test
@@ -188,7 +200,7 @@ class CredentialBrokerTest {
     assertThat(CredentialBroker.clampTtl(Duration.ofHours(-1))).isEqualTo(Duration.ofHours(12));
     assertThat(CredentialBroker.clampTtl(Duration.ofHours(13))).isEqualTo(Duration.ofHours(12));
     assertThat(CredentialBroker.clampTtl(null)).isEqualTo(Duration.ofHours(12));
-    assertThat(h.broker.issue(h.scope(), null, Duration.ofHours(1)).expiresAt())
+    assertThat(h.broker.issueForSession("s1", Duration.ofHours(1)).get(0).expiresAt())
         .isEqualTo(h.clock.instant().plus(Duration.ofHours(1)));
   }
 
@@ -198,7 +210,7 @@ class CredentialBrokerTest {
   void withoutAPolicyRowThePolicyIsNoneAndNoLeaseIsIssued() {
     h.fixtures.exec("DELETE FROM workspace_credential_policies");
 
-    LeaseGrant grant = h.broker.issue(h.scope());
+    LeaseGrant grant = h.issue();
 
     assertThat(grant.leaseId()).isNull();
     assertThat(grant.snapshot().policy()).isEqualTo("none");
@@ -213,7 +225,7 @@ class CredentialBrokerTest {
     h.rows.workspacePolicy("ws-1", "none", null, "{}");
     h.moveSession(STARTING, FAILED);
 
-    assertRejected(() -> h.broker.issue(h.scope()), FailureType.CREDENTIAL_SESSION_TERMINAL, "session is terminal");
+    assertRejected(() -> h.issue(), FailureType.CREDENTIAL_SESSION_TERMINAL, "session is terminal");
   }
 
   @Test
@@ -221,9 +233,9 @@ class CredentialBrokerTest {
     h.rows.executorPolicy("exec-byo", "none", null, "{}")
         .executorPolicy("exec-pr", "github_app", 43L, "{\"contents\":\"write\",\"pull_requests\":\"write\"}");
 
-    LeaseGrant none = h.broker.issue(h.scope(), "exec-byo");
-    LeaseGrant pr = h.broker.issue(h.scope(), "exec-pr");
-    LeaseGrant unknownExecutor = h.broker.issue(h.scope(), "exec-other");
+    LeaseGrant none = h.issueUnder("exec-byo");
+    LeaseGrant pr = h.issueUnder("exec-pr");
+    LeaseGrant unknownExecutor = h.issueUnder("exec-other");
 
     assertThat(none.leaseId()).isNull();
     assertThat(none.snapshot()).extracting(GitCredentialSnapshot::policy, GitCredentialSnapshot::source)
@@ -236,14 +248,14 @@ class CredentialBrokerTest {
 
   @Test
   void aChangedPolicyRowChangesTheNextIssuanceAndInvalidatesOldLeases() {
-    LeaseGrant first = h.broker.issue(h.scope());
+    LeaseGrant first = h.issue();
     IssuedToken token = h.broker.mintToken(first.leaseId());
     h.rows.workspacePolicy("ws-1", "github_app", BrokerHarness.INSTALLATION, "{\"contents\":\"read\"}");
 
-    LeaseGrant second = h.broker.issue(h.scope());
+    LeaseGrant second = h.issue();
 
     assertThat(second.snapshot().permissions()).isEqualTo(Map.of("contents", "read"));
-    assertRejected(() -> h.broker.redeem(token.token(), "github.com", "acme/widgets.git"),
+    assertRejected(() -> h.broker.redeem(token.token(), "github.com", "acme/widgets.git", CallerCheck.ANYONE),
         FailureType.CREDENTIAL_LEASE_INVALID, "credential policy changed");
     assertRejected(() -> h.broker.mintToken(first.leaseId()), FailureType.CREDENTIAL_LEASE_INVALID, "credential policy changed");
     assertThat(h.broker.mintToken(second.leaseId()).leaseId()).isEqualTo(second.leaseId());
@@ -253,7 +265,7 @@ class CredentialBrokerTest {
 
   @Test
   void mintStoresOnlyTheTokensHashAndRedeemReturnsTheInstallationToken() {
-    LeaseGrant grant = h.broker.issue(h.scope());
+    LeaseGrant grant = h.issue();
     IssuedToken token = h.broker.mintToken(grant.leaseId());
 
     assertThat(token.token()).matches("[A-Za-z0-9_-]{43}");
@@ -262,7 +274,7 @@ class CredentialBrokerTest {
         .isEqualTo(HexFormat.of().formatHex(CredentialBroker.hash(token.token())));
     assertThat(h.fixtures.dump("credential_leases")).doesNotContain(token.token());
 
-    GitCredential credential = h.broker.redeem(token.token(), "github.com", "acme/widgets.git");
+    GitCredential credential = h.broker.redeem(token.token(), "github.com", "acme/widgets.git", CallerCheck.ANYONE);
 
     assertThat(h.github.issued()).hasSize(1);
     FakeIssued issued = FakeIssued.of(h);
@@ -277,10 +289,10 @@ class CredentialBrokerTest {
 
   @Test
   void theInstallationTokenIsCachedAcrossRedemptions() {
-    IssuedToken token = h.broker.mintToken(h.broker.issue(h.scope()).leaseId());
+    IssuedToken token = h.mintedToken();
 
-    String first = h.broker.redeem(token.token(), "github.com", "/acme/widgets").password();
-    String second = h.broker.redeem(token.token(), "GitHub.com", "acme/widgets.git").password();
+    String first = h.broker.redeem(token.token(), "github.com", "/acme/widgets", CallerCheck.ANYONE).password();
+    String second = h.broker.redeem(token.token(), "GitHub.com", "acme/widgets.git", CallerCheck.ANYONE).password();
 
     assertThat(second).isEqualTo(first);
     assertThat(h.github.calls()).isEqualTo(1);
@@ -288,17 +300,17 @@ class CredentialBrokerTest {
 
   @Test
   void redemptionIsRejectedOnceTheSessionIsTerminal() {
-    IssuedToken token = h.broker.mintToken(h.broker.issue(h.scope()).leaseId());
+    IssuedToken token = h.mintedToken();
     h.moveSession(STARTING, FAILED);
 
-    assertRejected(() -> h.broker.redeem(token.token(), "github.com", "acme/widgets.git"),
+    assertRejected(() -> h.broker.redeem(token.token(), "github.com", "acme/widgets.git", CallerCheck.ANYONE),
         FailureType.CREDENTIAL_SESSION_TERMINAL, "session is terminal");
     assertThat(h.github.calls()).isZero();
   }
 
   @Test
   void mintIsRejectedOnceTheSessionIsTerminal() {
-    LeaseGrant grant = h.broker.issue(h.scope());
+    LeaseGrant grant = h.issue();
     h.moveSession(STARTING, FAILED);
 
     assertRejected(() -> h.broker.mintToken(grant.leaseId()), FailureType.CREDENTIAL_SESSION_TERMINAL, "session is terminal");
@@ -306,47 +318,47 @@ class CredentialBrokerTest {
 
   @Test
   void redemptionForAnotherRepositoryIsDenied() {
-    IssuedToken token = h.broker.mintToken(h.broker.issue(h.scope()).leaseId());
+    IssuedToken token = h.mintedToken();
 
-    assertRejected(() -> h.broker.redeem(token.token(), "github.com", "acme/gadgets.git"),
+    assertRejected(() -> h.broker.redeem(token.token(), "github.com", "acme/gadgets.git", CallerCheck.ANYONE),
         FailureType.CREDENTIAL_SCOPE_DENIED, "is not for this repository");
-    assertRejected(() -> h.broker.redeem(token.token(), "gitlab.com", "acme/widgets.git"),
+    assertRejected(() -> h.broker.redeem(token.token(), "gitlab.com", "acme/widgets.git", CallerCheck.ANYONE),
         FailureType.CREDENTIAL_SCOPE_DENIED, "is not for this repository");
   }
 
   @Test
   void unknownAndMalformedTokensAreInvalid() {
-    h.broker.mintToken(h.broker.issue(h.scope()).leaseId());
+    h.mintedToken();
 
-    assertRejected(() -> h.broker.redeem("A".repeat(43), "github.com", "acme/widgets"),
+    assertRejected(() -> h.broker.redeem("A".repeat(43), "github.com", "acme/widgets", CallerCheck.ANYONE),
         FailureType.CREDENTIAL_LEASE_INVALID, "unknown lease token");
-    assertRejected(() -> h.broker.redeem("short", "github.com", "acme/widgets"),
+    assertRejected(() -> h.broker.redeem("short", "github.com", "acme/widgets", CallerCheck.ANYONE),
         FailureType.CREDENTIAL_LEASE_INVALID, "malformed lease token");
     assertRejected(() -> h.broker.mintToken("lease-missing"), FailureType.CREDENTIAL_LEASE_INVALID, "unknown lease");
   }
 
   @Test
   void mintingAgainReplacesTheEarlierToken() {
-    String leaseId = h.broker.issue(h.scope()).leaseId();
+    String leaseId = h.issue().leaseId();
     IssuedToken first = h.broker.mintToken(leaseId);
     IssuedToken second = h.broker.mintToken(leaseId);
 
-    assertRejected(() -> h.broker.redeem(first.token(), "github.com", "acme/widgets"),
+    assertRejected(() -> h.broker.redeem(first.token(), "github.com", "acme/widgets", CallerCheck.ANYONE),
         FailureType.CREDENTIAL_LEASE_INVALID, "unknown lease token");
-    assertThat(h.broker.redeem(second.token(), "github.com", "acme/widgets").username()).isEqualTo("x-access-token");
+    assertThat(h.broker.redeem(second.token(), "github.com", "acme/widgets", CallerCheck.ANYONE).username()).isEqualTo("x-access-token");
   }
 
   // --- revocation and expiry ------------------------------------------------------------------
 
   @Test
   void aRevokedLeaseCannotBeMintedOrRedeemed() {
-    String leaseId = h.broker.issue(h.scope()).leaseId();
+    String leaseId = h.issue().leaseId();
     IssuedToken token = h.broker.mintToken(leaseId);
 
     h.broker.revoke(leaseId);
     h.broker.revoke(leaseId);
 
-    assertRejected(() -> h.broker.redeem(token.token(), "github.com", "acme/widgets"),
+    assertRejected(() -> h.broker.redeem(token.token(), "github.com", "acme/widgets", CallerCheck.ANYONE),
         FailureType.CREDENTIAL_LEASE_INVALID, "is revoked");
     assertRejected(() -> h.broker.mintToken(leaseId), FailureType.CREDENTIAL_LEASE_INVALID, "is revoked");
   }
@@ -354,30 +366,43 @@ class CredentialBrokerTest {
   @Test
   void revokeSessionRevokesEveryLiveLeaseOfTheSession() {
     h.rows.repository("r2", "ws-1", "github.com", "acme", "gadgets").link("t1", "r2", 1);
-    List<LeaseScope> scopes = h.broker.scopesForSession("s1");
-    IssuedToken a = h.broker.mintToken(h.broker.issue(scopes.get(0)).leaseId());
-    IssuedToken b = h.broker.mintToken(h.broker.issue(scopes.get(1)).leaseId());
+    List<LeaseGrant> grants = h.broker.issueForSession("s1", null);
+    IssuedToken a = h.broker.mintToken(grants.get(0).leaseId());
+    IssuedToken b = h.broker.mintToken(grants.get(1).leaseId());
 
     assertThat(h.broker.revokeSession("s1")).isEqualTo(2);
     assertThat(h.broker.revokeSession("s1")).isZero();
 
-    assertRejected(() -> h.broker.redeem(a.token(), "github.com", "acme/widgets"), FailureType.CREDENTIAL_LEASE_INVALID, "revoked");
-    assertRejected(() -> h.broker.redeem(b.token(), "github.com", "acme/gadgets"), FailureType.CREDENTIAL_LEASE_INVALID, "revoked");
+    assertRejected(() -> h.broker.redeem(a.token(), "github.com", "acme/widgets", CallerCheck.ANYONE), FailureType.CREDENTIAL_LEASE_INVALID, "revoked");
+    assertRejected(() -> h.broker.redeem(b.token(), "github.com", "acme/gadgets", CallerCheck.ANYONE), FailureType.CREDENTIAL_LEASE_INVALID, "revoked");
   }
 
   @Test
   void anExpiredLeaseCannotBeRedeemedAndRedemptionRenewsExpiry() {
-    IssuedToken token = h.broker.mintToken(h.broker.issue(h.scope()).leaseId());
+    IssuedToken token = h.mintedToken();
     h.clock.advance(Duration.ofHours(11));
-    h.broker.redeem(token.token(), "github.com", "acme/widgets");
+    h.broker.redeem(token.token(), "github.com", "acme/widgets", CallerCheck.ANYONE);
 
     h.clock.advance(Duration.ofHours(11));
-    h.broker.redeem(token.token(), "github.com", "acme/widgets");
+    h.broker.redeem(token.token(), "github.com", "acme/widgets", CallerCheck.ANYONE);
 
     h.clock.advance(Duration.ofHours(12));
-    assertRejected(() -> h.broker.redeem(token.token(), "github.com", "acme/widgets"),
+    assertRejected(() -> h.broker.redeem(token.token(), "github.com", "acme/widgets", CallerCheck.ANYONE),
         FailureType.CREDENTIAL_LEASE_INVALID, "has expired");
     assertRejected(() -> h.broker.mintToken(token.leaseId()), FailureType.CREDENTIAL_LEASE_INVALID, "has expired");
+  }
+
+  @Test
+  void aCallerOutsideTheSessionsAgentGetsNothingAndGitHubIsNotAsked() {
+    IssuedToken token = h.mintedToken();
+    List<String> asked = new java.util.ArrayList<>();
+
+    assertRejected(() -> h.broker.redeem(token.token(), "github.com", "acme/widgets", sessionId -> asked.add(sessionId) && false),
+        FailureType.CREDENTIAL_SCOPE_DENIED, "redeems only for a process of session s1's agent");
+
+    assertThat(asked).containsExactly("s1");
+    assertThat(h.github.calls()).isZero();
+    assertThat(h.fixtures.string("SELECT last_redeemed_at IS NULL FROM credential_leases")).isEqualTo("t");
   }
 
   @Test
@@ -385,31 +410,30 @@ class CredentialBrokerTest {
     CredentialBroker wired = h.defaultBroker(Optional.of(
         new GitHubAppSettings(BrokerHarness.APP_ID, TestKeys.pkcs8Pem(h.appKeys.getPrivate()), h.github.apiBase())));
 
-    IssuedToken token = wired.mintToken(wired.issue(h.scope()).leaseId());
+    IssuedToken token = wired.mintToken(h.issue(wired).leaseId());
 
-    assertThat(wired.redeem(token.token(), "github.com", "acme/widgets").password())
+    assertThat(wired.redeem(token.token(), "github.com", "acme/widgets", CallerCheck.ANYONE).password())
         .isEqualTo(h.github.issued().get(0).token());
   }
 
   @Test
-  void issueAllCreatesEveryLeaseOrNone() {
+  void issuingForASessionCreatesEveryLeaseOrNone() {
     h.rows.repository("r2", "ws-1", "github.com", "acme", "gadgets").link("t1", "r2", 1);
-    List<LeaseScope> scopes = h.broker.scopesForSession("s1");
 
-    List<LeaseGrant> grants = h.broker.issueAll(scopes, null, null);
+    List<LeaseGrant> grants = h.broker.issueForSession("s1", null);
 
     assertThat(grants).extracting(g -> g.snapshot().repository()).containsExactly("acme/widgets", "acme/gadgets");
     assertThat(leases()).isEqualTo(2);
 
-    LeaseScope unlinked = LeaseScope.github("ws-1", "t1", "s1", "r3", "github.com", "acme/other");
-    assertRejected(() -> h.broker.issueAll(List.of(scopes.get(0), unlinked), null, null),
-        FailureType.CREDENTIAL_SCOPE_DENIED, "not linked");
-    assertThat(leases()).as("the first scope's lease was rolled back").isEqualTo(2);
+    h.rows.repository("r3", "ws-2", "github.com", "acme", "other").link("t1", "r3", 2);
+    assertRejected(() -> h.broker.issueForSession("s1", null),
+        FailureType.CREDENTIAL_SCOPE_DENIED, "repository does not belong to workspace");
+    assertThat(leases()).as("the first scopes' leases were rolled back").isEqualTo(2);
   }
 
   @Test
   void theSnapshotIsCamelCaseJsonAndRoundTrips() throws Exception {
-    GitCredentialSnapshot snapshot = h.broker.issue(h.scope()).snapshot();
+    GitCredentialSnapshot snapshot = h.issue().snapshot();
     var mapper = dev.kandev.recovery.activities.json.Json.mapper();
 
     String json = mapper.writeValueAsString(snapshot);
@@ -417,7 +441,7 @@ class CredentialBrokerTest {
     assertThat(json).contains("\"installationId\":42", "\"leaseId\":\"lease-", "\"capturedAt\":", "\"version\":1");
     assertThat(mapper.readValue(json, GitCredentialSnapshot.class)).isEqualTo(snapshot);
     h.fixtures.exec("DELETE FROM workspace_credential_policies");
-    assertThat(mapper.writeValueAsString(h.broker.issue(h.scope()).snapshot()))
+    assertThat(mapper.writeValueAsString(h.issue().snapshot()))
         .doesNotContain("leaseId").doesNotContain("installationId").contains("\"policy\":\"none\"");
   }
 

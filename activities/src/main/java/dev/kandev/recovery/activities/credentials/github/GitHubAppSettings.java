@@ -1,5 +1,6 @@
-package dev.kandev.recovery.activities.credentials;
+package dev.kandev.recovery.activities.credentials.github;
 
+import dev.kandev.recovery.activities.credentials.CredentialException;
 import java.net.URI;
 import java.time.Duration;
 

@@ -1,9 +1,11 @@
-package dev.kandev.recovery.activities.credentials;
+package dev.kandev.recovery.activities.credentials.redemption;
 
 import static dev.kandev.recovery.workflows.model.SessionState.FAILED;
 import static dev.kandev.recovery.workflows.model.SessionState.STARTING;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.kandev.recovery.activities.credentials.IssuedToken;
+import dev.kandev.recovery.activities.testing.BrokerHarness;
 import dev.kandev.recovery.activities.testing.TestDatabase;
 import io.opentelemetry.api.GlobalOpenTelemetry;
 import io.opentelemetry.api.common.AttributeKey;
@@ -22,7 +24,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Order;
@@ -44,7 +48,7 @@ class CredentialRedemptionServerTest {
 
   @BeforeEach
   void setUp() {
-    server = CredentialRedemptionServer.start(h.broker, 0);
+    server = CredentialRedemptionServer.start(h.broker, 0, sessionId -> Optional.of(ProcessHandle.current()));
     environment = new GitCredentialEnvironment(server.url(), CredentialHelper.install(dir.resolve("bin")));
   }
 
@@ -54,11 +58,17 @@ class CredentialRedemptionServerTest {
   }
 
   private IssuedToken lease() {
-    return h.broker.mintToken(h.broker.issue(h.scope()).leaseId());
+    return h.mintedToken();
   }
 
   /** {@code git credential fill} in a child with only the broker env (no user config, no prompts). */
   private Run gitCredentialFill(Map<String, String> env, String input) throws IOException, InterruptedException {
+    return gitCredentialFill(env, input, git -> {});
+  }
+
+  /** {@code started} sees the git process before git reads its request. */
+  private Run gitCredentialFill(Map<String, String> env, String input, java.util.function.Consumer<Process> started)
+      throws IOException, InterruptedException {
     ProcessBuilder builder = new ProcessBuilder("git", "credential", "fill").directory(dir.toFile());
     builder.environment().clear();
     builder.environment().put("PATH", System.getenv("PATH"));
@@ -66,6 +76,7 @@ class CredentialRedemptionServerTest {
     builder.environment().put("GIT_CONFIG_NOSYSTEM", "1");
     builder.environment().putAll(env);
     Process git = builder.start();
+    started.accept(git);
     git.getOutputStream().write(input.getBytes(StandardCharsets.UTF_8));
     git.getOutputStream().close();
     assertThat(git.waitFor(30, TimeUnit.SECONDS)).as("git finished").isTrue();
@@ -128,6 +139,39 @@ class CredentialRedemptionServerTest {
     }
   }
 
+  /**
+   * The caller check (docs/credentials.md): the endpoint serves a lease only to the process tree of
+   * the agent this worker runs for the lease's session, found from the connection's socket in /proc.
+   */
+  @Test
+  void aLeaseRedeemsOnlyForTheProcessTreeOfTheSessionsAgent() throws Exception {
+    IssuedToken token = h.mintedToken();
+    AtomicReference<ProcessHandle> agent = new AtomicReference<>();
+    Process unrelated = new ProcessBuilder("sleep", "60").start();
+    try (CredentialRedemptionServer guarded =
+        CredentialRedemptionServer.start(h.broker, 0, sessionId -> Optional.ofNullable(agent.get()))) {
+      Map<String, String> env = new GitCredentialEnvironment(guarded.url(), CredentialHelper.install(dir.resolve("bin")))
+          .forTokens(List.of(token));
+
+      Run noAgent = gitCredentialFill(env, WIDGETS_REQUEST);
+      agent.set(unrelated.toHandle());
+      Run notInTree = gitCredentialFill(env, WIDGETS_REQUEST);
+      Run asTheAgent = gitCredentialFill(env, WIDGETS_REQUEST, git -> agent.set(git.toHandle()));
+
+      for (Run refused : List.of(noAgent, notInTree)) {
+        assertThat(refused.exit()).isNotZero();
+        assertThat(refused.stdout()).doesNotContain("password=");
+        assertThat(refused.stderr()).contains("403", "redeems only for a process of session s1's agent")
+            .doesNotContain(token.token());
+      }
+      assertThat(asTheAgent.exit()).as(asTheAgent.stderr()).isZero();
+      assertThat(asTheAgent.stdout()).contains("password=" + h.github.issued().get(0).token());
+      assertThat(h.github.calls()).as("GitHub is asked only for the agent's own request").isEqualTo(1);
+    } finally {
+      unrelated.destroyForcibly();
+    }
+  }
+
   @Test
   void gitGetsNothingOnceTheSessionIsTerminalAndSeesWhy() throws Exception {
     IssuedToken token = lease();
@@ -155,7 +199,7 @@ class CredentialRedemptionServerTest {
   @Test
   void withSeveralRepositoriesEachGetsItsOwnLease() throws Exception {
     h.rows.repository("r2", "ws-1", "github.com", "acme", "gadgets").link("t1", "r2", 1);
-    java.util.List<IssuedToken> tokens = h.broker.issueAll(h.broker.scopesForSession("s1"), null, null).stream()
+    java.util.List<IssuedToken> tokens = h.broker.issueForSession("s1", null).stream()
         .map(grant -> h.broker.mintToken(grant.leaseId())).toList();
     Map<String, String> env = environment.forTokens(tokens);
 

@@ -1,7 +1,13 @@
-package dev.kandev.recovery.activities.credentials;
+package dev.kandev.recovery.activities.credentials.redemption;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import dev.kandev.recovery.activities.credentials.CredentialException;
+import dev.kandev.recovery.activities.credentials.GitCredential;
+import dev.kandev.recovery.activities.credentials.LeaseScope;
+import dev.kandev.recovery.activities.credentials.broker.CallerCheck;
+import dev.kandev.recovery.activities.credentials.broker.CredentialBroker;
+import dev.kandev.recovery.activities.http.HttpReplies;
 import dev.kandev.recovery.activities.tracing.Spans;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.StatusCode;
@@ -10,11 +16,11 @@ import io.opentelemetry.context.Context;
 import io.opentelemetry.context.propagation.TextMapGetter;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -28,25 +34,40 @@ import org.slf4j.LoggerFactory;
  * Authorization: Bearer <lease token>} and git's {@code protocol=}, {@code host=}, {@code path=}
  * lines as the body. Answers in git's credential format, or with a status and a short non-secret
  * {@code error=} line: 400 malformed request, 401 invalid lease, 403 denied scope or terminal
- * session, 502 provider refused, 503 provider unavailable, 500 misconfiguration.
+ * session or a caller outside the agent's process tree, 502 provider refused, 503 provider
+ * unavailable, 500 misconfiguration.
+ *
+ * <p>Where the platform shows who holds a socket (Linux {@code /proc}), a lease redeems only for a
+ * caller in the process tree of the agent this worker runs for the lease's session ({@link
+ * LoopbackCallers}); elsewhere any local caller with the token is served, and a warning says so at
+ * start.
  */
 public final class CredentialRedemptionServer implements AutoCloseable {
   public static final String PATH = "/v1/git-credential";
   static final int MAX_BODY_BYTES = 8 * 1024;
   private static final Logger log = LoggerFactory.getLogger(CredentialRedemptionServer.class);
 
+  private static final Path PROC = Path.of("/proc");
+
   private final CredentialBroker broker;
   private final HttpServer server;
   private final ExecutorService executor;
+  /** Null where the platform cannot tell callers apart. */
+  private final LoopbackCallers callers;
 
-  private CredentialRedemptionServer(CredentialBroker broker, HttpServer server, ExecutorService executor) {
+  private CredentialRedemptionServer(
+      CredentialBroker broker, HttpServer server, ExecutorService executor, LoopbackCallers callers) {
     this.broker = broker;
     this.server = server;
     this.executor = executor;
+    this.callers = callers;
   }
 
-  /** Starts on {@code 127.0.0.1:port}; port 0 picks a free one. */
-  public static CredentialRedemptionServer start(CredentialBroker broker, int port) {
+  /**
+   * Starts on {@code 127.0.0.1:port}; port 0 picks a free one. {@code agents} names the agent process
+   * of a session on this worker: a redemption is served only to that process or its descendants.
+   */
+  public static CredentialRedemptionServer start(CredentialBroker broker, int port, AgentProcesses agents) {
     try {
       HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 16);
       ExecutorService executor = Executors.newFixedThreadPool(4, r -> {
@@ -54,7 +75,12 @@ public final class CredentialRedemptionServer implements AutoCloseable {
         t.setDaemon(true);
         return t;
       });
-      CredentialRedemptionServer redemption = new CredentialRedemptionServer(broker, server, executor);
+      LoopbackCallers callers = LoopbackCallers.available(PROC) ? new LoopbackCallers(PROC, agents) : null;
+      if (callers == null) {
+        log.warn("credential redemption cannot tell callers apart here (no /proc/net/tcp): any local process with a"
+            + " lease token can redeem it while the lease lives");
+      }
+      CredentialRedemptionServer redemption = new CredentialRedemptionServer(broker, server, executor, callers);
       server.createContext(PATH, redemption::handle);
       server.setExecutor(executor);
       server.start();
@@ -148,7 +174,10 @@ public final class CredentialRedemptionServer implements AutoCloseable {
       return;
     }
     span.setAttribute("kandev.credential.host", host);
-    GitCredential credential = broker.redeem(authorization.substring(7).trim(), host, path);
+    CallerCheck caller = callers == null
+        ? CallerCheck.ANYONE
+        : callers.of(exchange.getRemoteAddress(), server.getAddress().getPort());
+    GitCredential credential = broker.redeem(authorization.substring(7).trim(), host, path, caller);
     reply(exchange, 200, credential.toGitCredentialFormat());
   }
 
@@ -188,13 +217,8 @@ public final class CredentialRedemptionServer implements AutoCloseable {
   }
 
   private static void reply(HttpExchange exchange, int status, String body) throws IOException {
-    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-    exchange.getResponseHeaders().set("Content-Type", "text/plain; charset=utf-8");
     exchange.getResponseHeaders().set("Cache-Control", "no-store");
-    exchange.sendResponseHeaders(status, bytes.length);
-    try (OutputStream out = exchange.getResponseBody()) {
-      out.write(bytes);
-    }
+    HttpReplies.reply(exchange, status, "text/plain; charset=utf-8", body);
   }
 
   @Override
