@@ -72,6 +72,24 @@ public class ComposeFilesTest {
     }
   }
 
+  /**
+   * The worker listens on loopback unless told otherwise; in its container it must listen on the
+   * container's interfaces to be reachable through the published port, which only the host's
+   * loopback publishes (as every port of the file).
+   */
+  @Test
+  void theWorkersHttpEndpointIsSetToTheContainersInterfacesAndPublishedOnLoopbackOnly() throws IOException {
+    JsonNode compose = read(COMPOSE);
+    JsonNode worker = compose.at("/services/worker");
+    assertThat(worker.at("/environment/KANDEV_HTTP_ADDRESS").asText()).isEqualTo("0.0.0.0");
+    String port = worker.at("/environment/KANDEV_HTTP_PORT").asText();
+    assertThat(worker.at("/ports").toString()).contains("\"127.0.0.1:" + port + ":" + port + "\"");
+    for (Path file : List.of(COMPOSE, DEV_SERVER_COMPOSE)) {
+      read(file).get("services").forEach(service -> service.path("ports")
+          .forEach(mapping -> assertThat(mapping.asText()).as("%s publishes on loopback", file).startsWith("127.0.0.1:")));
+    }
+  }
+
   @Test
   void theComposeServerRegistersExactlyOurSearchAttributes() throws IOException {
     String script = Files.readString(REPOSITORY.resolve("deploy/temporal/scripts/create-namespace.sh"));

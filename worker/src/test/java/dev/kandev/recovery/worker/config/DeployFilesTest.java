@@ -34,7 +34,9 @@ class DeployFilesTest {
     List<String> production = new ArrayList<>(stages.get("runtime"));
     production.addAll(stages.get("production"));
 
-    assertThat(production).anySatisfy(line -> assertThat(line).startsWith("ENV ").contains("KANDEV_HTTP_PORT=9464"));
+    assertThat(production).anySatisfy(line -> assertThat(line).startsWith("ENV ").contains("KANDEV_HTTP_PORT=9464")
+        .as("loopback is the default: the container's endpoint must be set to its interfaces")
+        .contains("KANDEV_HTTP_ADDRESS=0.0.0.0"));
     assertThat(production).anySatisfy(line -> assertThat(line).startsWith("HEALTHCHECK ")
         .contains("CMD curl -fsS \"http://127.0.0.1:${KANDEV_HTTP_PORT}/readyz\""));
     assertThat(production).anySatisfy(line -> assertThat(line).startsWith("ENTRYPOINT [\"java\", ")
