@@ -123,7 +123,7 @@ public final class WorkerProcess {
     if (settings.httpPort().isEmpty()) {
       return null;
     }
-    Readiness readiness = new Readiness(database.dataSource(), settings.database().url(),
+    Readiness readiness = new Readiness(database.dataSource(), settings.database(),
         client.getWorkflowServiceStubs(), settings.temporalAddress());
     HealthServer server = HealthServer.start(settings.httpAddress(), settings.httpPort().getAsInt(), observability,
         worker::isPolling, readiness::problems);

@@ -54,7 +54,7 @@ public final class DevCommand implements Callable<Integer> {
         Observability observability = Observability.create();
         TemporalConnection connection = TemporalConnection.open(temporal.address, settings.temporalNamespace(),
             settings.workerInstance(), observability.sdkScope())) {
-      System.out.printf("PostgreSQL   %s (schema %s) migrated%n", settings.database().url(), database.schema());
+      System.out.printf("PostgreSQL   %s (schema %s) migrated%n", settings.database().shownUrl(), database.schema());
       SearchAttributeRegistrar.register(connection.service, settings.temporalNamespace());
       System.out.printf("Temporal     %s (%s, namespace %s)%n", temporal.address, temporal.description, settings.temporalNamespace());
       temporal.webUi.ifPresent(ui -> System.out.printf("Web UI       %s%n", ui));
