@@ -8,6 +8,7 @@ import java.net.UnknownHostException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -30,7 +31,7 @@ public final class ListeningSockets {
       byte[] bytes = address.getAddress();
       // an IPv4-mapped IPv6 address of 127.0.0.0/8 is loopback too
       boolean mappedLoopback = bytes.length == 16 && bytes[10] == (byte) 0xff && bytes[11] == (byte) 0xff && bytes[12] == 127
-          && java.util.Arrays.equals(bytes, 0, 10, new byte[10], 0, 10);
+          && Arrays.equals(bytes, 0, 10, new byte[10], 0, 10);
       return address.isLoopbackAddress() || mappedLoopback;
     }
 
@@ -94,7 +95,7 @@ public final class ListeningSockets {
   /** The kernel's hex of an address: 32-bit words in host (little-endian) order. */
   private static InetAddress address(String hex) {
     byte[] bytes = new BigInteger("1" + hex, 16).toByteArray();
-    byte[] raw = java.util.Arrays.copyOfRange(bytes, 1, bytes.length);
+    byte[] raw = Arrays.copyOfRange(bytes, 1, bytes.length);
     for (int word = 0; word < raw.length; word += 4) {
       for (int i = 0; i < 2; i++) {
         byte b = raw[word + i];

@@ -81,6 +81,9 @@ public class CliOffTheHappyPathIT {
     assertOneLine(run(env("KANDEV_DB_URL", "mysql://u:secret@127.0.0.1/x"), "worker"), ExitCodes.USAGE)
         .startsWith("kandev-recovery worker: KANDEV_DB_URL must be jdbc:postgresql://HOST[:PORT]/DATABASE or postgres://")
         .doesNotContain("secret");
+    assertOneLine(run(env("KANDEV_HTTP_ADDRESS", "localhost"), "worker"), ExitCodes.USAGE)
+        .isEqualTo("kandev-recovery worker: KANDEV_HTTP_ADDRESS must be an IP address to listen on (127.0.0.1, ::1;"
+            + " 0.0.0.0 or :: for every interface), got 'localhost'");
 
     assertOneLine(run(env(), "resume"), ExitCodes.USAGE)
         .isEqualTo("kandev-recovery resume: Missing required parameter: 'SESSION' (see kandev-recovery resume --help)");
