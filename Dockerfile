@@ -33,8 +33,11 @@ COPY --from=build /src/worker/target/kandev-recovery.jar /app/kandev-recovery.ja
 # The CLI starters' quick launcher: docker exec <container> /app/kandev-recovery resume s-1 (README).
 COPY --from=build /src/bin/kandev-recovery /app/kandev-recovery
 USER kandev
+# The HTTP endpoint listens on loopback unless told otherwise; in a container it must be reachable
+# from the host's published port, so every interface of the container's own network.
 ENV KANDEV_STATE_DIR=/var/lib/kandev-recovery \
-    KANDEV_HTTP_PORT=9464
+    KANDEV_HTTP_PORT=9464 \
+    KANDEV_HTTP_ADDRESS=0.0.0.0
 EXPOSE 9464
 # Ready: PostgreSQL and Temporal answer and the worker polls (docs/operations.md, Metrics and health).
 HEALTHCHECK --interval=10s --timeout=5s --start-period=60s --retries=3 \

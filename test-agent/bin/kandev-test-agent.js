@@ -17,6 +17,9 @@
 //   crash-mid-turn          exits (code 5) after streaming the first chunk of a turn
 //   reject-new              answers session/new with -32000 authentication required
 //   close-before-new        closes stdout and exits (code 6) when session/new arrives
+//   leak-secrets            writes a fake credential of every shape the worker redacts
+//                           (fake-secrets.tsv beside bin/) to stderr and exits (code 7) before
+//                           answering initialize: its stderr ends up in the launch's failure
 //   git-credential-on-new:<host>/<owner>/<repo>
 //                           runs `git credential fill` for that repository before it answers
 //                           session/new, as an agent that clones its repository at once would
@@ -45,7 +48,7 @@ const VERSION = '1.0.0';
 const MODES = [
   'normal', 'exit-before-initialize', 'hang-initialize', 'hold-initialize', 'hold-load', 'close-before-load',
   'reject-load', 'no-load-session', 'slow-turn', 'crash-mid-turn', 'reject-new',
-  'close-before-new',
+  'close-before-new', 'leak-secrets',
 ];
 
 function flag(name) {
@@ -101,6 +104,16 @@ if (launchLog) {
 if (process.env.KANDEV_TEST_AGENT_ECHO_ENV) {
   const name = process.env.KANDEV_TEST_AGENT_ECHO_ENV;
   log(`env ${name}=${process.env[name]}`);
+}
+if (mode === 'leak-secrets') {
+  const table = fs.readFileSync(path.join(__dirname, '..', 'fake-secrets.tsv'), 'utf8');
+  for (const line of table.split('\n')) {
+    if (line.trim() !== '' && !line.startsWith('#')) {
+      process.stderr.write(`${line.split('\t')[0]}\n`);
+    }
+  }
+  log('exiting before initialize after leaking secrets, as configured');
+  process.exit(7);
 }
 if (mode === 'exit-before-initialize') {
   log('exiting before initialize as configured');

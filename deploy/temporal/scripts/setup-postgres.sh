@@ -2,6 +2,9 @@
 # Creates and migrates Temporal's two databases (persistence and visibility) with the
 # temporal-sql-tool of the admin-tools image. Idempotent: a second run only applies new versions.
 set -eu
+# The password comes from the compose secret file, never from the compose file itself.
+SQL_PASSWORD="$(cat "${SQL_PASSWORD_FILE}")"
+export SQL_PASSWORD
 SQL="temporal-sql-tool --plugin postgres12 --ep ${POSTGRES_SEEDS} -u ${POSTGRES_USER} -p ${DB_PORT}"
 SCHEMA=/etc/temporal/schema/postgresql/v12
 

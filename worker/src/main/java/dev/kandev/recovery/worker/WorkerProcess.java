@@ -137,11 +137,11 @@ public final class WorkerProcess {
     if (settings.httpPort().isEmpty()) {
       return null;
     }
-    Readiness readiness = new Readiness(database.dataSource(), settings.database().url(),
+    Readiness readiness = new Readiness(database.dataSource(), settings.database(),
         client.getWorkflowServiceStubs(), settings.temporalAddress());
-    HealthServer server = HealthServer.start(settings.httpPort().getAsInt(), observability, worker::isPolling,
-        readiness::problems);
-    System.out.printf("HTTP         http://0.0.0.0:%d/metrics, /healthz, /readyz%n", server.port());
+    HealthServer server = HealthServer.start(settings.httpAddress(), settings.httpPort().getAsInt(), observability,
+        worker::isPolling, readiness::problems);
+    System.out.printf("HTTP         http://%s/metrics, /healthz, /readyz%n", server.authority());
     return server;
   }
 

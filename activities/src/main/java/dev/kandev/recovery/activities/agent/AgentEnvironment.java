@@ -1,11 +1,11 @@
 package dev.kandev.recovery.activities.agent;
 
+import dev.kandev.recovery.activities.redaction.Redaction;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.regex.Pattern;
 
 /**
  * The child's environment, built from nothing: a few non-secret variables a process needs to run
@@ -14,9 +14,6 @@ import java.util.regex.Pattern;
  */
 final class AgentEnvironment {
   static final List<String> PASSED_THROUGH = List.of("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR");
-
-  private static final Pattern SECRET_NAME =
-      Pattern.compile("KEY|TOKEN|SECRET|PASSWORD|PASSWD|AUTH|CREDENTIAL", Pattern.CASE_INSENSITIVE);
 
   private AgentEnvironment() {}
 
@@ -40,19 +37,10 @@ final class AgentEnvironment {
   static List<String> secretValues(Map<String, String> profile, Map<String, String> credentials) {
     List<String> values = new ArrayList<>();
     profile.entrySet().stream()
-        .filter(e -> SECRET_NAME.matcher(e.getKey()).find() && e.getValue().length() >= 6)
+        .filter(e -> Redaction.namesASecret(e.getKey()) && e.getValue().length() >= 6)
         .forEach(e -> values.add(e.getValue()));
     credentials.values().stream().filter(v -> v.length() >= 6).forEach(values::add);
     values.sort(Comparator.comparingInt(String::length).reversed());
     return List.copyOf(values);
-  }
-
-  /** An agent may echo its environment on stderr; its tail is masked before anyone sees it. */
-  static String redact(String text, List<String> secrets) {
-    String out = text;
-    for (String secret : secrets) {
-      out = out.replace(secret, "***");
-    }
-    return out;
   }
 }

@@ -38,7 +38,7 @@ final class LaunchFailures {
       agent.kill();
     }
     AgentLaunchException failure = new AgentLaunchException(
-        failureClass, detail, exitCode, agent.stderrTail(), acpError == null ? null : acpError.describe(), cause);
+        failureClass, detail, exitCode, agent.stderrTail(), acpError == null ? null : agent.redacted(acpError.describe()), cause);
     executions.exited(agent, "failed", failure.getMessage());
     log.warn("session {}: agent launch failed: {}", agent.sessionId, failureClass.type());
     return failure;

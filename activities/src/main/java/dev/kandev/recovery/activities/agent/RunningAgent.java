@@ -6,6 +6,7 @@ import dev.kandev.recovery.activities.acp.AcpConnection;
 import dev.kandev.recovery.activities.acp.AcpProtocol;
 import dev.kandev.recovery.activities.acp.ClientRequests;
 import dev.kandev.recovery.activities.acp.TranscriptCollector;
+import dev.kandev.recovery.activities.redaction.Redaction;
 import java.time.Duration;
 import java.util.List;
 
@@ -69,6 +70,11 @@ final class RunningAgent {
   /** Its stderr tail for diagnostics: redacted and bounded ({@link DiagnosticTail}). */
   String stderrTail() {
     return DiagnosticTail.of(process.stderrTail(), secrets);
+  }
+
+  /** Other text it wrote (an ACP error's message) as diagnostics show it: the same redaction, not bounded. */
+  String redacted(String text) {
+    return Redaction.of(secrets).apply(text);
   }
 
   /** Stops it: stdin closed, then SIGTERM, then SIGKILL, {@code grace} apart. Returns the exit code. */

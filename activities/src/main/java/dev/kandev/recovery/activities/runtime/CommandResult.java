@@ -1,5 +1,6 @@
 package dev.kandev.recovery.activities.runtime;
 
+import dev.kandev.recovery.activities.redaction.Redaction;
 import java.time.Duration;
 import java.util.List;
 
@@ -10,6 +11,11 @@ public record CommandResult(
     argv = List.copyOf(argv);
     stdout = List.copyOf(stdout);
     stderr = List.copyOf(stderr);
+  }
+
+  /** The same result with its output redacted (see {@link Redaction}): what may enter a result, a failure or a log. */
+  public CommandResult redacted(Redaction redaction) {
+    return new CommandResult(argv, exitCode, timedOut, duration, redaction.apply(stdout), redaction.apply(stderr));
   }
 
   public boolean succeeded() {

@@ -1,5 +1,6 @@
 package dev.kandev.recovery.activities.runtime;
 
+import dev.kandev.recovery.activities.redaction.Redaction;
 import dev.kandev.recovery.activities.store.RuntimeJobStore;
 import dev.kandev.recovery.activities.store.Transactions;
 import dev.kandev.recovery.workflows.FailureType;
@@ -57,9 +58,11 @@ public final class RuntimeUpdateActivitiesImpl implements RuntimeUpdateActivitie
     AgentRuntime agent = agent(step.agentId());
     CommandResult result;
     try {
-      result = runner.run(npm.updateCommand(agent.packageSpec()), npm.environment(), npm.updateTimeout(), true);
+      // npm echoes registry URLs, auth errors and its config: what enters history, logs and the job row is redacted.
+      result = runner.run(npm.updateCommand(agent.packageSpec()), npm.environment(), npm.updateTimeout(), true)
+          .redacted(Redaction.ofEnvironment(npm.environment()));
     } catch (RuntimeException e) {
-      throw FailureType.RUNTIME_UPDATE_FAILED.failure(e.getMessage());
+      throw FailureType.RUNTIME_UPDATE_FAILED.failure(Redaction.ofEnvironment(npm.environment()).apply(e.getMessage()));
     }
     UpdateOutcome outcome = new UpdateOutcome(
         result.argv(), result.exitCode(), result.timedOut(), result.duration().toMillis(), result.stdout());

@@ -7,6 +7,7 @@ import dev.kandev.recovery.activities.acp.AcpHandshake;
 import dev.kandev.recovery.activities.acp.AcpRemoteException;
 import dev.kandev.recovery.activities.process.OutputTail;
 import dev.kandev.recovery.activities.process.ProcessTrees;
+import dev.kandev.recovery.activities.redaction.Redaction;
 import dev.kandev.recovery.workflows.runtime.ProbeInfo;
 import java.io.IOException;
 import java.time.Duration;
@@ -47,7 +48,8 @@ public final class StdioAcpProbe implements AcpProbe {
       AcpHandshake.AgentInfo info = AcpHandshake.initialize(connection, process, false, timeout, json);
       return new ProbeInfo(info.name(), info.version(), info.protocolVersion(), info.loadSession());
     } catch (AcpHandshake.Failure e) {
-      throw new ProbeFailedException(e.describe() + tail(process, stderr));
+      // The agent's answer and its stderr end up in the failure (history) and the job: redacted.
+      throw new ProbeFailedException(Redaction.ofEnvironment(environment).apply(e.describe() + tail(process, stderr)));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new ProbeFailedException("interrupted");

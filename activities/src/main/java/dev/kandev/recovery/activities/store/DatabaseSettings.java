@@ -1,13 +1,34 @@
 package dev.kandev.recovery.activities.store;
 
-/** Where the store lives. The password is configuration, never logged. */
+import dev.kandev.recovery.activities.redaction.Redaction;
+import dev.kandev.recovery.activities.redaction.SafeUrl;
+import java.util.ArrayList;
+import java.util.List;
+
+/** Where the store lives. The password is configuration, never logged; the URL is shown only as {@link #shownUrl}. */
 public record DatabaseSettings(String url, String user, String password, String schema, int maxPoolSize) {
   public DatabaseSettings {
     password = password == null ? "" : password;
   }
 
+  /** The URL as a banner, an error or {@code /readyz} shows it: no userinfo, no query values ({@link SafeUrl}). */
+  public String shownUrl() {
+    return SafeUrl.of(url);
+  }
+
+  /**
+   * A driver's message as it may be shown: the password, the URL as a whole and its secret parts
+   * masked, and any credential of a known shape ({@link Redaction}).
+   */
+  public String shown(String driverMessage) {
+    List<String> secrets = new ArrayList<>(SafeUrl.secretsOf(url));
+    secrets.add(password);
+    secrets.add(url);
+    return Redaction.of(secrets).apply(driverMessage);
+  }
+
   @Override
   public String toString() {
-    return "DatabaseSettings[url=" + url + ", user=" + user + ", schema=" + schema + "]";
+    return "DatabaseSettings[url=" + shownUrl() + ", user=" + user + ", schema=" + schema + "]";
   }
 }

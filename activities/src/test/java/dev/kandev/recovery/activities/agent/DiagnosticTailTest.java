@@ -22,7 +22,7 @@ class DiagnosticTailTest {
 
     assertThat(shown).doesNotContain("lease-secret-value-1234", "ghs_16C7e42F", "github_pat_11ABC", "eyJhbGciOiJSUzI1NiJ9",
         "s3cr3t-pass", "MIIEowIBAAKCAQEA");
-    assertThat(shown).contains("KANDEV_GIT_TOKEN=***", "Bearer ***", "https://x-access-token:***@github.com/acme/repo.git",
+    assertThat(shown).contains("KANDEV_GIT_TOKEN=***", "Bearer ***", "https://***@github.com/acme/repo.git",
         "exiting: cannot load session");
   }
 

@@ -1,5 +1,7 @@
 package dev.kandev.recovery.worker.cli;
 
+import dev.kandev.recovery.activities.redaction.Redaction;
+import dev.kandev.recovery.activities.store.DatabaseSettings;
 import dev.kandev.recovery.activities.store.IncompatibleSchemaException;
 import dev.kandev.recovery.worker.config.Settings;
 import dev.kandev.recovery.worker.temporal.SearchAttributesMissingException;
@@ -29,11 +31,13 @@ public final class CliErrors implements IExecutionExceptionHandler {
     }
     Optional<String> refused = databaseRefusal(e);
     if (refused.isPresent()) {
-      err.println(name + ": PostgreSQL at " + databaseUrl() + " " + refused.get());
+      err.println(name + ": PostgreSQL at " + database().map(DatabaseSettings::shownUrl).orElse("(KANDEV_DB_URL)") + " "
+          + refused.get());
       return ExitCodes.DATABASE_UNREACHABLE;
     }
     if (databaseUnreachable(e)) {
-      err.println(name + ": cannot reach PostgreSQL at " + databaseUrl() + ": " + rootMessage(e)
+      err.println(name + ": cannot reach PostgreSQL at " + database().map(DatabaseSettings::shownUrl).orElse("(KANDEV_DB_URL)")
+          + ": " + shown(rootMessage(e))
           + ". Start PostgreSQL there (scripts/setup does), or set KANDEV_DB_URL (and KANDEV_DB_USER, KANDEV_DB_PASSWORD)");
       return ExitCodes.DATABASE_UNREACHABLE;
     }
@@ -77,7 +81,7 @@ public final class CliErrors implements IExecutionExceptionHandler {
   private static Optional<String> databaseRefusal(Throwable e) {
     for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
       if (t instanceof SQLException s && s.getSQLState() != null) {
-        String why = firstLine(s.getMessage());
+        String why = shown(firstLine(s.getMessage()));
         if (s.getSQLState().startsWith("28")) {
           return Optional.of("refused the login: " + why + ". Set KANDEV_DB_USER and KANDEV_DB_PASSWORD to a role that may log in");
         }
@@ -99,12 +103,21 @@ public final class CliErrors implements IExecutionExceptionHandler {
     return false;
   }
 
-  private static String databaseUrl() {
+  /** The store's settings, if they can be read (they were when the command started). */
+  private static Optional<DatabaseSettings> database() {
     try {
-      return Settings.fromEnvironment().database().url();
+      return Optional.of(Settings.fromEnvironment().database());
     } catch (RuntimeException e) {
-      return "(KANDEV_DB_URL)";
+      return Optional.empty();
     }
+  }
+
+  /**
+   * A driver's message as the line may show it: the store's password and URL masked (a driver may
+   * repeat them); if the settings cannot be read, credentials of a known shape at least.
+   */
+  private static String shown(String driverMessage) {
+    return database().map(db -> db.shown(driverMessage)).orElseGet(() -> Redaction.SHAPES.apply(driverMessage));
   }
 
   private static String rootMessage(Throwable e) {

@@ -7,12 +7,12 @@ import dev.kandev.recovery.worker.config.Settings;
 import dev.kandev.recovery.worker.dev.DevServerException;
 import dev.kandev.recovery.worker.dev.DevSettings;
 import dev.kandev.recovery.worker.dev.DevTemporalServer;
+import dev.kandev.recovery.worker.dev.LoopbackTestServer;
 import dev.kandev.recovery.worker.dev.TemporalCli;
 import dev.kandev.recovery.worker.observability.Observability;
 import dev.kandev.recovery.worker.recovery.Predecessor;
 import dev.kandev.recovery.worker.temporal.SearchAttributeRegistrar;
 import dev.kandev.recovery.worker.temporal.TemporalConnection;
-import io.temporal.testserver.TestServer;
 import java.nio.file.Path;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -54,7 +54,7 @@ public final class DevCommand implements Callable<Integer> {
         Observability observability = Observability.create();
         TemporalConnection connection = TemporalConnection.open(temporal.address, settings.temporalNamespace(),
             settings.workerInstance(), observability.sdkScope())) {
-      System.out.printf("PostgreSQL   %s (schema %s) migrated%n", settings.database().url(), database.schema());
+      System.out.printf("PostgreSQL   %s (schema %s) migrated%n", settings.database().shownUrl(), database.schema());
       SearchAttributeRegistrar.register(connection.service, settings.temporalNamespace());
       System.out.printf("Temporal     %s (%s, namespace %s)%n", temporal.address, temporal.description, settings.temporalNamespace());
       temporal.webUi.ifPresent(ui -> System.out.printf("Web UI       %s%n", ui));
@@ -92,7 +92,7 @@ public final class DevCommand implements Callable<Integer> {
     System.out.println("Temporal     no Temporal CLI found: using the SDK's in-memory test server instead, which is"
         + " not durable (histories are lost when dev stops) and has no Web UI. To get the real dev server, "
         + TemporalCli.HOW_TO_INSTALL + ".");
-    TestServer.PortBoundTestServer server = TestServer.createPortBoundServer(port, false);
+    LoopbackTestServer server = LoopbackTestServer.start(port);
     return new Temporal("127.0.0.1:" + port, "in-memory test server", Optional.empty(), server::close);
   }
 

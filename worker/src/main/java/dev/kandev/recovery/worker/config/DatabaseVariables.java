@@ -1,5 +1,6 @@
 package dev.kandev.recovery.worker.config;
 
+import dev.kandev.recovery.activities.redaction.SafeUrl;
 import dev.kandev.recovery.activities.store.DatabaseSettings;
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -39,7 +40,7 @@ final class DatabaseVariables {
         }
       }
     } else if (!url.startsWith("jdbc:postgresql:")) {
-      throw new IllegalArgumentException("KANDEV_DB_URL must be " + ACCEPTED + ", got '" + withoutUserInfo(url) + "'");
+      throw new IllegalArgumentException("KANDEV_DB_URL must be " + ACCEPTED + ", got '" + SafeUrl.of(url) + "'");
     }
     return new DatabaseSettings(jdbcUrl, user.orElse("postgres"), password.orElse(""),
         env.text("KANDEV_DB_SCHEMA", "kandev_recovery"), env.atLeast("KANDEV_DB_POOL_SIZE", 1, 10));
@@ -54,7 +55,7 @@ final class DatabaseVariables {
       return uri;
     } catch (URISyntaxException e) {
       throw new IllegalArgumentException("KANDEV_DB_URL must be " + ACCEPTED + " (one host), got '"
-          + withoutUserInfo(url) + "'");
+          + SafeUrl.of(url) + "'");
     }
   }
 
@@ -68,10 +69,5 @@ final class DatabaseVariables {
 
   private static String decode(String part) {
     return URLDecoder.decode(part.replace("+", "%2B"), StandardCharsets.UTF_8);
-  }
-
-  /** A URL as an error may show it: without a password. */
-  private static String withoutUserInfo(String url) {
-    return url.replaceFirst("//[^/@]*@", "//…@");
   }
 }

@@ -51,6 +51,8 @@ import org.slf4j.LoggerFactory;
  *     client configuration says; {@link #temporalAddress} and {@link #temporalNamespace} are its
  * @param httpPort port of the worker's HTTP endpoint ({@code /metrics}, {@code /healthz}, {@code
  *     /readyz}); empty: none
+ * @param httpAddress the IP address that endpoint listens on: loopback unless {@code KANDEV_HTTP_ADDRESS}
+ *     says otherwise (a container sets {@code 0.0.0.0})
  * @param launchLimits how many launches and running agents this worker takes on at once
  * @param hostWait how long a resume's launch waits for a worker of its session's host (see {@link
  *     HostWait}); applies to the resumes whose workflow tasks this worker runs
@@ -79,6 +81,7 @@ public record Settings(
     Path stateDir,
     Duration launchHeartbeatTimeout,
     OptionalInt httpPort,
+    String httpAddress,
     TemporalClientConfig temporalClient,
     LaunchLimits launchLimits,
     Duration hostWait,
@@ -89,6 +92,8 @@ public record Settings(
     Optional<KandevBusSettings> kandevBus) {
 
   private static final Logger log = LoggerFactory.getLogger(Settings.class);
+  /** Where the HTTP endpoint listens unless KANDEV_HTTP_ADDRESS says otherwise: this machine only. */
+  public static final String DEFAULT_HTTP_ADDRESS = "127.0.0.1";
 
   /** Reads {@code env}, the worker's whole environment; a deprecated variable is warned of in the log. */
   public static Settings fromEnvironment(Map<String, String> env) {
@@ -125,6 +130,7 @@ public record Settings(
         stateDir(env),
         launchHeartbeatTimeout(env),
         env.port("KANDEV_HTTP_PORT"),
+        httpAddress(env),
         temporalClient,
         new LaunchLimits(env.integer("KANDEV_MAX_CONCURRENT_LAUNCHES", LaunchLimits.DEFAULT_MAX_LAUNCHES),
             env.integer("KANDEV_MAX_RUNNING_AGENTS", LaunchLimits.DEFAULT_MAX_AGENTS)),
@@ -189,6 +195,27 @@ public record Settings(
       throw new IllegalArgumentException("TEMPORAL_ADDRESS must be HOST:PORT (e.g. 127.0.0.1:7233), got '" + address + "'");
     }
     return address;
+  }
+
+  /**
+   * KANDEV_HTTP_ADDRESS: an IP address literal (no name, so nothing is looked up and the endpoint
+   * never lands on an interface a resolver chose); default loopback.
+   */
+  private static String httpAddress(EnvironmentVariables env) {
+    String value = env.text("KANDEV_HTTP_ADDRESS", DEFAULT_HTTP_ADDRESS);
+    boolean ipv4 = value.matches("\\d{1,3}(\\.\\d{1,3}){3}")
+        && java.util.Arrays.stream(value.split("\\.")).allMatch(octet -> Integer.parseInt(octet) <= 255);
+    // With a colon InetAddress reads an IPv6 literal or refuses it: it never asks a resolver.
+    boolean ipv6 = value.matches("[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*");
+    try {
+      if (ipv4 || ipv6 && InetAddress.getByName(value) != null) {
+        return value;
+      }
+    } catch (UnknownHostException e) {
+      // not a literal after all: refused below
+    }
+    throw new IllegalArgumentException("KANDEV_HTTP_ADDRESS must be an IP address to listen on (127.0.0.1, ::1;"
+        + " 0.0.0.0 or :: for every interface), got '" + value + "'");
   }
 
   /** KANDEV_LOG_FORMAT is read by logback.xml (logback-text.xml, logback-json.xml); any other value would log nothing. */

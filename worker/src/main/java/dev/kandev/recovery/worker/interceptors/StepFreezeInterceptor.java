@@ -5,12 +5,16 @@ import io.temporal.common.interceptors.ActivityInboundCallsInterceptor;
 import io.temporal.common.interceptors.ActivityInboundCallsInterceptorBase;
 import io.temporal.common.interceptors.WorkerInterceptorBase;
 import java.io.IOException;
+import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A test hook, off unless the JVM runs with {@code -D}{@value #PROPERTY}{@code =<file>}: freezes the
@@ -21,10 +25,17 @@ import java.util.stream.Collectors;
  * Black-box crash tests use it to SIGKILL a worker at an exact step of a resume. Each line of the
  * file: {@code <sessionId> <ActivityType> <before|after>}; the file is read at each activity and
  * while frozen, so a test may write it late (replace it whole, by a rename, so no reader sees half).
+ *
+ * <p>It ships in the production jar (the crash tests run that jar) and {@code JAVA_TOOL_OPTIONS} can
+ * switch it on unseen, so a process that runs with it says so at start: a {@code TEST HOOK} line on
+ * stdout, beside the banner, and a WARN in the log.
  */
 public final class StepFreezeInterceptor extends WorkerInterceptorBase {
   public static final String PROPERTY = "kandev.testing.freezeSteps";
   private static final long CHECK_EVERY_MILLIS = 200;
+  private static final Logger log = LoggerFactory.getLogger(StepFreezeInterceptor.class);
+  /** The worker's warm-up and its workers each build the interceptors: the process says it once. */
+  private static final AtomicBoolean ANNOUNCED = new AtomicBoolean();
 
   private final Path file;
 
@@ -32,9 +43,22 @@ public final class StepFreezeInterceptor extends WorkerInterceptorBase {
     this.file = file;
   }
 
-  /** The hook if {@value #PROPERTY} names a file. */
+  /** The hook if {@value #PROPERTY} names a file; the first call of a process announces it on stdout and in the log. */
   public static Optional<StepFreezeInterceptor> fromSystemProperty() {
-    return Optional.ofNullable(System.getProperty(PROPERTY)).map(Path::of).map(StepFreezeInterceptor::new);
+    String file = System.getProperty(PROPERTY);
+    if (file != null && ANNOUNCED.compareAndSet(false, true)) {
+      announce(file, System.out);
+    }
+    return Optional.ofNullable(file).map(Path::of).map(StepFreezeInterceptor::new);
+  }
+
+  /** Says on {@code banner} and as a WARN in the log that the hook is on, freezing at what {@code file} names. */
+  static void announce(String file, PrintStream banner) {
+    String warning = "-D" + PROPERTY + "=" + file + " is on: a test hook that freezes the activities that file names"
+        + " until the process is killed. Never run a production worker with it (look at JAVA_TOOL_OPTIONS)";
+    banner.println("TEST HOOK    " + warning);
+    banner.flush();
+    log.warn(warning);
   }
 
   private Set<String> points() {

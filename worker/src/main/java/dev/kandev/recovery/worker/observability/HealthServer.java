@@ -5,6 +5,7 @@ import com.sun.net.httpserver.HttpServer;
 import dev.kandev.recovery.activities.http.HttpReplies;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -13,7 +14,8 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 /**
- * The worker's HTTP endpoint ({@code KANDEV_HTTP_PORT}): {@code GET /metrics} (Prometheus text),
+ * The worker's HTTP endpoint ({@code KANDEV_HTTP_PORT} on {@code KANDEV_HTTP_ADDRESS}, loopback unless
+ * a container says otherwise; it has no authentication): {@code GET /metrics} (Prometheus text),
  * {@code /healthz} (200 while the process runs and its worker polls), {@code /readyz} (200 when
  * PostgreSQL and Temporal answer, else 503 naming what does not).
  */
@@ -30,10 +32,10 @@ public final class HealthServer implements AutoCloseable {
    * @param polling whether the worker polls its task queue
    * @param unready what is not reachable now (empty: ready)
    */
-  public static HealthServer start(int port, Observability observability, BooleanSupplier polling,
+  public static HealthServer start(String address, int port, Observability observability, BooleanSupplier polling,
       Supplier<List<String>> unready) {
     try {
-      HttpServer server = HttpServer.create(new InetSocketAddress(port), 0);
+      HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getByName(address), port), 0);
       ExecutorService executor = Executors.newFixedThreadPool(2, r -> {
         Thread thread = new Thread(r, "health-http");
         thread.setDaemon(true);
@@ -54,12 +56,20 @@ public final class HealthServer implements AutoCloseable {
       server.start();
       return new HealthServer(server, executor);
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot serve KANDEV_HTTP_PORT " + port + ": " + e.getMessage(), e);
+      throw new UncheckedIOException("cannot serve KANDEV_HTTP_PORT " + port + " on KANDEV_HTTP_ADDRESS " + address + ": "
+          + e.getMessage(), e);
     }
   }
 
   public int port() {
     return server.getAddress().getPort();
+  }
+
+  /** Where it listens, as a URL's authority: {@code 127.0.0.1:9464}, {@code [::1]:9464}. */
+  public String authority() {
+    InetSocketAddress bound = server.getAddress();
+    String host = bound.getAddress().getHostAddress();
+    return (host.contains(":") ? "[" + host + "]" : host) + ":" + bound.getPort();
   }
 
   private static void respond(HttpExchange exchange, int status, String type, String body) throws IOException {

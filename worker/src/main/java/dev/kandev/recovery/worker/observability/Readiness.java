@@ -1,5 +1,7 @@
 package dev.kandev.recovery.worker.observability;
 
+import dev.kandev.recovery.activities.redaction.Redaction;
+import dev.kandev.recovery.activities.store.DatabaseSettings;
 import io.temporal.api.workflowservice.v1.GetSystemInfoRequest;
 import io.temporal.serviceclient.WorkflowServiceStubs;
 import java.sql.Connection;
@@ -9,18 +11,22 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 
-/** {@code /readyz}: PostgreSQL and Temporal each answer within a few seconds. */
+/**
+ * {@code /readyz}: PostgreSQL and Temporal each answer within a few seconds. What it says of a store
+ * that does not is its URL as {@link DatabaseSettings#shownUrl} and the driver's message as {@link
+ * DatabaseSettings#shown}: the endpoint has no authentication.
+ */
 public final class Readiness {
   private static final long WITHIN_SECONDS = 3;
 
   private final DataSource database;
-  private final String databaseUrl;
+  private final DatabaseSettings store;
   private final WorkflowServiceStubs temporal;
   private final String temporalAddress;
 
-  public Readiness(DataSource database, String databaseUrl, WorkflowServiceStubs temporal, String temporalAddress) {
+  public Readiness(DataSource database, DatabaseSettings store, WorkflowServiceStubs temporal, String temporalAddress) {
     this.database = database;
-    this.databaseUrl = databaseUrl;
+    this.store = store;
     this.temporal = temporal;
     this.temporalAddress = temporalAddress;
   }
@@ -36,7 +42,7 @@ public final class Readiness {
         problems.add(postgresProblem);
       }
     } catch (Exception e) {
-      problems.add("PostgreSQL at " + databaseUrl + " did not answer within " + WITHIN_SECONDS + " s");
+      problems.add("PostgreSQL at " + store.shownUrl() + " did not answer within " + WITHIN_SECONDS + " s");
     }
     if (temporalProblem != null) {
       problems.add(temporalProblem);
@@ -46,9 +52,9 @@ public final class Readiness {
 
   private String postgres() {
     try (Connection connection = database.getConnection()) {
-      return connection.isValid((int) WITHIN_SECONDS) ? null : "PostgreSQL at " + databaseUrl + " does not answer";
+      return connection.isValid((int) WITHIN_SECONDS) ? null : "PostgreSQL at " + store.shownUrl() + " does not answer";
     } catch (Exception e) {
-      return "PostgreSQL at " + databaseUrl + " unreachable: " + e.getMessage();
+      return "PostgreSQL at " + store.shownUrl() + " unreachable: " + store.shown(firstLine(e.getMessage()));
     }
   }
 
@@ -58,7 +64,11 @@ public final class Readiness {
           .getSystemInfo(GetSystemInfoRequest.getDefaultInstance());
       return null;
     } catch (RuntimeException e) {
-      return "Temporal at " + temporalAddress + " unreachable: " + e.getMessage();
+      return "Temporal at " + temporalAddress + " unreachable: " + Redaction.SHAPES.apply(firstLine(e.getMessage()));
     }
+  }
+
+  private static String firstLine(String message) {
+    return String.valueOf(message).lines().findFirst().orElse("").strip();
   }
 }

@@ -9,6 +9,7 @@ import dev.kandev.recovery.workflows.RecoverySearchAttributes;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -18,6 +19,7 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -31,6 +33,7 @@ public class ComposeFilesTest {
   private static final Path REPOSITORY = Path.of("..").toAbsolutePath().normalize();
   private static final Path COMPOSE = REPOSITORY.resolve("docker-compose.yml");
   private static final Path DEV_SERVER_COMPOSE = REPOSITORY.resolve("deploy/compose.dev-server.yml");
+  private static final Path COMPOSE_SECRETS = REPOSITORY.resolve("scripts/compose-secrets");
   private static final Set<Integer> LOCAL_PORTS = Set.of(5432, 7233, 8233);
   private final ObjectMapper yaml = new ObjectMapper(new YAMLFactory());
 
@@ -70,6 +73,103 @@ public class ComposeFilesTest {
     if (file.equals("docker-compose.yml")) {
       assertThat(published).doesNotContainAnyElementsOf(LOCAL_PORTS);
     }
+  }
+
+  /**
+   * The worker listens on loopback unless told otherwise; in its container it must listen on the
+   * container's interfaces to be reachable through the published port, which only the host's
+   * loopback publishes (as every port of the file).
+   */
+  @Test
+  void theWorkersHttpEndpointIsSetToTheContainersInterfacesAndPublishedOnLoopbackOnly() throws IOException {
+    JsonNode compose = read(COMPOSE);
+    JsonNode worker = compose.at("/services/worker");
+    assertThat(worker.at("/environment/KANDEV_HTTP_ADDRESS").asText()).isEqualTo("0.0.0.0");
+    String port = worker.at("/environment/KANDEV_HTTP_PORT").asText();
+    assertThat(worker.at("/ports").toString()).contains("\"127.0.0.1:" + port + ":" + port + "\"");
+    for (Path file : List.of(COMPOSE, DEV_SERVER_COMPOSE)) {
+      read(file).get("services").forEach(service -> service.path("ports")
+          .forEach(mapping -> assertThat(mapping.asText()).as("%s publishes on loopback", file).startsWith("127.0.0.1:")));
+    }
+  }
+
+  /**
+   * A deployment never starts on a password that is in git: every password of the file is a secret
+   * file under deploy/secrets, which git ignores and holds none of, that scripts/compose-secrets
+   * generates and the compose-secrets check requires; no service is given a secret's value.
+   */
+  @Test
+  void noSecretValueIsCommittedAndComposeHandsOutSecretFilesOnly() throws Exception {
+    JsonNode compose = read(COMPOSE);
+    Pattern secretName = Pattern.compile("(?i)PASSWORD|PWD|SECRET|TOKEN|API_KEY");
+    compose.get("services").fields().forEachRemaining(service -> service.getValue().path("environment").fieldNames()
+        .forEachRemaining(name -> assertThat(!secretName.matcher(name).find() || name.endsWith("_FILE"))
+            .as("%s of %s is a secret's value, not its file", name, service.getKey()).isTrue()));
+
+    List<String> files = new ArrayList<>();
+    compose.get("secrets").fields().forEachRemaining(secret -> files.add(secret.getValue().get("file").asText()));
+    assertThat(files).isNotEmpty().allSatisfy(file -> assertThat(file).startsWith("./deploy/secrets/"));
+    List<String> names = files.stream().map(f -> f.substring("./deploy/secrets/".length())).toList();
+    for (String file : files) {
+      assertThat(git("check-ignore", "-q", file.substring(2)).exitValue()).as("git ignores %s", file).isZero();
+    }
+    Process tracked = git("ls-files", "deploy/secrets");
+    assertThat(new String(tracked.getInputStream().readAllBytes()).strip()).as("committed under deploy/secrets")
+        .isEqualTo("deploy/secrets/.gitignore");
+
+    Matcher generated = Pattern.compile("names=\\(([^)]*)\\)").matcher(Files.readString(COMPOSE_SECRETS));
+    assertThat(generated.find()).isTrue();
+    assertThat(generated.group(1).split(" ")).as("what scripts/compose-secrets generates").containsExactlyInAnyOrderElementsOf(names);
+    assertThat(compose.at("/services/compose-secrets/entrypoint").toString()).as("what the check requires")
+        .contains("for f in " + String.join(" ", names) + ";");
+    compose.get("services").fields().forEachRemaining(service -> {
+      if (service.getValue().has("image") && service.getValue().get("image").asText().startsWith("postgres:")
+          && !service.getKey().equals("compose-secrets")) {
+        assertThat(service.getValue().at("/depends_on/compose-secrets/condition").asText())
+            .as("%s waits for the secrets' check", service.getKey()).isEqualTo("service_completed_successfully");
+      }
+    });
+  }
+
+  @Test
+  void composeSecretsGeneratesEachSecretOnceAndKeepsOneGivenOrMadeBefore(@TempDir Path dir) throws Exception {
+    Path secrets = dir.resolve("secrets");
+    Files.createDirectories(secrets);
+    Files.writeString(secrets.resolve("temporal-db-password"), "provided-by-the-operator\n");
+
+    assertThat(composeSecrets(secrets)).contains("kandev-db-password: generated", "temporal-db-password: kept");
+    String generated = Files.readString(secrets.resolve("kandev-db-password"));
+    assertThat(generated).matches("[0-9a-f]{32}\n");
+    assertThat(Files.readString(secrets.resolve("temporal-db-password"))).isEqualTo("provided-by-the-operator\n");
+
+    assertThat(composeSecrets(secrets)).contains("kandev-db-password: kept", "temporal-db-password: kept");
+    assertThat(Files.readString(secrets.resolve("kandev-db-password"))).as("a second run changes nothing").isEqualTo(generated);
+    assertThat(Files.getPosixFilePermissions(secrets)).as("only the owner looks into the folder")
+        .containsExactlyInAnyOrder(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE,
+            PosixFilePermission.OWNER_EXECUTE);
+
+    Path other = dir.resolve("other");
+    composeSecrets(other);
+    assertThat(Files.readString(other.resolve("kandev-db-password"))).as("random").isNotEqualTo(generated);
+  }
+
+  private static String composeSecrets(Path dir) throws Exception {
+    ProcessBuilder builder = new ProcessBuilder(COMPOSE_SECRETS.toString()).redirectErrorStream(true);
+    builder.environment().put("KANDEV_SECRETS_DIR", dir.toString());
+    Process process = builder.start();
+    String output = new String(process.getInputStream().readAllBytes());
+    assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    assertThat(process.exitValue()).as(output).isZero();
+    return output;
+  }
+
+  private static Process git(String... args) throws Exception {
+    List<String> command = new ArrayList<>(List.of("git", "-C", REPOSITORY.toString()));
+    command.addAll(List.of(args));
+    Process process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+    process.getOutputStream().close();
+    assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    return process;
   }
 
   @Test

@@ -157,6 +157,20 @@ public class SettingsTest {
   }
 
   @Test
+  void theHttpEndpointListensOnLoopbackUnlessAnAddressIsSet() {
+    assertThat(Settings.fromEnvironment(Map.of()).httpAddress()).isEqualTo("127.0.0.1");
+    for (String address : new String[] {"0.0.0.0", "::", "::1", "10.1.2.3", "fe80::1"}) {
+      assertThat(Settings.fromEnvironment(Map.of("KANDEV_HTTP_ADDRESS", address)).httpAddress()).isEqualTo(address);
+    }
+    for (String bad : new String[] {"localhost", "example.com", "256.1.1.1", "1.2.3", "::g", "0.0.0.0:9464"}) {
+      assertThatThrownBy(() -> Settings.fromEnvironment(Map.of("KANDEV_HTTP_ADDRESS", bad)))
+          .as(bad).isInstanceOf(IllegalArgumentException.class)
+          .hasMessage("KANDEV_HTTP_ADDRESS must be an IP address to listen on (127.0.0.1, ::1; 0.0.0.0 or :: for every"
+              + " interface), got '" + bad + "'");
+    }
+  }
+
+  @Test
   void temporalIsReachedAsTemporalsOwnClientConfigurationSaysAndItsApiKeyNeverShows(@TempDir Path dir) throws Exception {
     Path file = dir.resolve("temporal.toml");
     Files.writeString(file, """

@@ -170,7 +170,7 @@ public final class RuntimeUpdateHarness implements BeforeEachCallback, AfterEach
     return new Settings(s.database(), s.temporalAddress(), s.temporalNamespace(), s.taskQueue(), s.host(),
         s.workerInstance(), s.registerSearchAttributes(), npm, s.agentsFile(), s.acpTimeouts(), s.permissionPolicy(),
         s.gitHubApp(), s.credentialBrokerPort(), s.resumeLockTtl(), s.agentReapInterval(), s.stateDir(),
-        s.launchHeartbeatTimeout(), s.httpPort(), s.temporalClient(), s.launchLimits(), s.hostWait(),
+        s.launchHeartbeatTimeout(), s.httpPort(), s.httpAddress(), s.temporalClient(), s.launchLimits(), s.hostWait(),
         s.agentEnvironment(), s.dev(), s.versioning(), s.retention(), s.kandevBus());
   }
 

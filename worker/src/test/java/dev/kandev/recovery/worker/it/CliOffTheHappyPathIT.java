@@ -2,6 +2,7 @@ package dev.kandev.recovery.worker.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.kandev.recovery.activities.redaction.SafeUrl;
 import dev.kandev.recovery.activities.testing.TestDatabase;
 import dev.kandev.recovery.worker.cli.ExitCodes;
 import dev.kandev.recovery.worker.harness.KandevProcess;
@@ -80,6 +81,9 @@ public class CliOffTheHappyPathIT {
     assertOneLine(run(env("KANDEV_DB_URL", "mysql://u:secret@127.0.0.1/x"), "worker"), ExitCodes.USAGE)
         .startsWith("kandev-recovery worker: KANDEV_DB_URL must be jdbc:postgresql://HOST[:PORT]/DATABASE or postgres://")
         .doesNotContain("secret");
+    assertOneLine(run(env("KANDEV_HTTP_ADDRESS", "localhost"), "worker"), ExitCodes.USAGE)
+        .isEqualTo("kandev-recovery worker: KANDEV_HTTP_ADDRESS must be an IP address to listen on (127.0.0.1, ::1;"
+            + " 0.0.0.0 or :: for every interface), got 'localhost'");
 
     assertOneLine(run(env(), "resume"), ExitCodes.USAGE)
         .isEqualTo("kandev-recovery resume: Missing required parameter: 'SESSION' (see kandev-recovery resume --help)");
@@ -94,12 +98,12 @@ public class CliOffTheHappyPathIT {
   @Test
   void aPostgresqlThatRefusesTheRoleOrLacksTheDatabaseIsOneLineNamingIt() {
     assertOneLine(run(env("KANDEV_DB_USER", "no_such_role"), "worker"), ExitCodes.DATABASE_UNREACHABLE)
-        .startsWith("kandev-recovery worker: PostgreSQL at " + TestDatabase.URL + " refused the login:")
+        .startsWith("kandev-recovery worker: PostgreSQL at " + SafeUrl.of(TestDatabase.URL) + " refused the login:")
         .contains("no_such_role", "KANDEV_DB_USER");
     // Kandev's own form of the URL is taken (and the database it names is looked for)
     assertOneLine(run(env("KANDEV_DB_URL", "postgres://127.0.0.1/no_such_database?sslmode=disable"), "worker"),
         ExitCodes.DATABASE_UNREACHABLE)
-        .startsWith("kandev-recovery worker: PostgreSQL at jdbc:postgresql://127.0.0.1/no_such_database?sslmode=disable"
+        .startsWith("kandev-recovery worker: PostgreSQL at jdbc:postgresql://127.0.0.1/no_such_database?sslmode=***"
             + " has no such database:")
         .contains("KANDEV_DB_URL");
   }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.kandev.recovery.activities.testing.Await;
 import dev.kandev.recovery.worker.BuildInfo;
 import dev.kandev.recovery.worker.harness.KandevProcess;
+import dev.kandev.recovery.worker.harness.ListeningSockets;
 import dev.kandev.recovery.worker.harness.RealTemporalServer;
 import dev.kandev.recovery.worker.harness.RecoveryCluster;
 import dev.kandev.recovery.worker.harness.Scrape;
@@ -105,6 +106,8 @@ public class DevCommandIT {
           + " durable (histories are lost when dev stops) and has no Web UI", "run scripts/setup")
           .contains("Temporal     127.0.0.1:" + cluster.temporalPort + " (in-memory test server")
           .doesNotContain("Web UI  ");
+      assertThat(ListeningSockets.ofTree(dev.pid())).as("the in-memory server listens on loopback only")
+          .anyMatch(socket -> socket.port() == cluster.temporalPort).allMatch(ListeningSockets.Socket::loopback);
     } finally {
       dev.terminate(Duration.ofMinutes(1));
     }
