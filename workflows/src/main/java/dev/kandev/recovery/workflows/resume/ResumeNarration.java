@@ -12,8 +12,9 @@ import java.util.Map;
 
 /**
  * What a resume tells while it runs: the Web UI's Current Details (the step it is at, then its
- * outcome), the progress lines of the {@code progress} query, the memo's summary and the search
- * attributes the listing filters by. Details and lines issue no command; the memo and the search
+ * outcome, with the summary of what is resumed and why), the progress lines of the {@code progress}
+ * query, the search attributes the listing filters by, and in runs from before {@link
+ * ResumeChanges#FEWER_EVENTS} the memo's summary. Details and lines issue no command; the memo and the search
  * attributes do, and where they are set is part of the recorded command order.
  */
 final class ResumeNarration {
@@ -22,15 +23,28 @@ final class ResumeNarration {
   private ResumeStep step = ResumeStep.ACQUIRE_LOCK;
   /** The Web UI's Current Details once the resume ended: its outcome, never just DONE. */
   private String ending = "";
+  /** What is resumed and why, under the step in the Current Details once the context is read. */
+  private String summary = "";
+  /** Set in one upsert with the task and agent, no memo ({@link ResumeChanges#FEWER_EVENTS}). */
+  private boolean fewerEvents;
+  private boolean sessionSearchable;
 
   /** The resume of {@code request} began (the progress query names its session and mode). */
   void began(ResumeRequest request) {
     this.request = request;
   }
 
-  /** The request is valid: the listing finds the resume by its session ({@code KandevSessionId}) from now on. */
-  void searchableBySession() {
-    Workflow.upsertTypedSearchAttributes(SESSION_ID.valueSet(request.sessionId()));
+  /**
+   * The request is valid. Runs from before {@link ResumeChanges#FEWER_EVENTS} make the resume
+   * searchable by its session ({@code KandevSessionId}) at once; later ones set it with the task and
+   * agent ({@link #describe}), or with the outcome if the resume ends before it read its context.
+   */
+  void valid(ResumeChanges changes) {
+    fewerEvents = changes.fewerEvents();
+    if (!fewerEvents) {
+      Workflow.upsertTypedSearchAttributes(SESSION_ID.valueSet(request.sessionId()));
+      sessionSearchable = true;
+    }
   }
 
   ResumeStep step() {
@@ -48,7 +62,11 @@ final class ResumeNarration {
     if (!detail.isEmpty()) {
       note(next + ": " + detail);
     }
-    Workflow.setCurrentDetails("**" + next + "** " + detail);
+    Workflow.setCurrentDetails(withSummary("**" + next + "** " + detail));
+  }
+
+  private String withSummary(String details) {
+    return summary.isEmpty() ? details : details + "\n\n" + summary;
   }
 
   void note(String line) {
@@ -57,18 +75,29 @@ final class ResumeNarration {
 
   /** What is resumed and why, once the context is read: search attributes, the memo's summary, a line. */
   void describe(ResumeContext context) {
-    Workflow.upsertTypedSearchAttributes(TASK_ID.valueSet(context.taskId()), AGENT_ID.valueSet(context.agentId()));
-    String summary = (request.mode() == ResumeMode.START_FRESH ? "Start fresh" : "Resume")
+    summary = (request.mode() == ResumeMode.START_FRESH ? "Start fresh" : "Resume")
         + " of session " + context.sessionId() + " (task " + context.taskId() + ", agent " + context.agentId()
         + ") from " + context.priorState() + ", reason " + request.reason()
         + (request.requestedBy().isEmpty() ? "" : ", requested by " + request.requestedBy());
-    Workflow.upsertMemo(Map.of("summary", summary));
+    if (fewerEvents) {
+      Workflow.upsertTypedSearchAttributes(SESSION_ID.valueSet(request.sessionId()),
+          TASK_ID.valueSet(context.taskId()), AGENT_ID.valueSet(context.agentId()));
+      sessionSearchable = true;
+    } else {
+      Workflow.upsertTypedSearchAttributes(TASK_ID.valueSet(context.taskId()), AGENT_ID.valueSet(context.agentId()));
+      Workflow.upsertMemo(Map.of("summary", summary));
+    }
     note(summary);
   }
 
-  /** The resume's outcome as the listing filters by it ({@code KandevOutcome}). */
+  /** The resume's outcome as the listing filters by it ({@code KandevOutcome}), with its session if not set yet. */
   void outcome(String outcome) {
-    Workflow.upsertTypedSearchAttributes(OUTCOME.valueSet(outcome));
+    if (sessionSearchable) {
+      Workflow.upsertTypedSearchAttributes(OUTCOME.valueSet(outcome));
+    } else {
+      Workflow.upsertTypedSearchAttributes(SESSION_ID.valueSet(request.sessionId()), OUTCOME.valueSet(outcome));
+      sessionSearchable = true;
+    }
   }
 
   /** What the Web UI shows once the resume is done. */
@@ -79,6 +108,6 @@ final class ResumeNarration {
   /** The resume is done: the Current Details show its outcome. */
   void done() {
     step = ResumeStep.DONE;
-    Workflow.setCurrentDetails(ending.isEmpty() ? "**" + ResumeStep.DONE + "**" : ending);
+    Workflow.setCurrentDetails(withSummary(ending.isEmpty() ? "**" + ResumeStep.DONE + "**" : ending));
   }
 }

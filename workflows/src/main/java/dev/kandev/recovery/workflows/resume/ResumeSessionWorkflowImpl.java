@@ -50,8 +50,9 @@ public class ResumeSessionWorkflowImpl implements ResumeSessionWorkflow {
     RecoveryIds.problem("sessionId", request.sessionId()).ifPresent(problem -> {
       throw invalid(problem, metrics);
     });
-    narration.searchableBySession();
-    return new ResumeSaga(request, hostWait, stubs, new ResumeChanges(), narration, metrics).run();
+    ResumeChanges changes = ResumeChanges.ask();
+    narration.valid(changes);
+    return new ResumeSaga(request, hostWait, stubs, changes, narration, metrics).run();
   }
 
   @Override
