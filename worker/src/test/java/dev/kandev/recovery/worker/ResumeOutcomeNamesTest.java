@@ -36,7 +36,7 @@ public class ResumeOutcomeNamesTest {
     assertThat(outcome("s-nope")).isEqualTo("FAILED");
     assertThat(currentDetails("s-nope")).startsWith("**FAILED** at READ_CONTEXT (SESSION_NOT_FOUND)")
         .doesNotContain("DONE");
-    RecordedHistories.recordIfAsked(harness.history("s-nope"), "local-steps-resume-rejected");
+    RecordedHistories.recordIfAsked(harness.history("s-nope"), "fewer-events-resume-rejected");
   }
 
   @Test
@@ -53,7 +53,9 @@ public class ResumeOutcomeNamesTest {
 
     harness.agentMode("normal");
     harness.resume("s1", ResumeMode.RESUME);
-    assertThat(currentDetails("s1")).startsWith("**RESUMED**");
+    // Under the outcome, what was resumed and why (the memo's summary until "fewer-events").
+    assertThat(currentDetails("s1")).startsWith("**RESUMED**")
+        .endsWith("\n\nResume of session s1 (task " + ResumeHarness.taskOf("s1") + ", agent test-agent) from FAILED, reason user, requested by test");
   }
 
   @Test

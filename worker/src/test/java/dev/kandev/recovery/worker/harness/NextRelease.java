@@ -29,7 +29,7 @@ import java.util.stream.Stream;
  * inputs>}, so a rerun on unchanged sources reuses them.
  *
  * <p>When the patch no longer applies (the lines it touches changed), regenerate it from a clean
- * checkout: make the same two changes again in {@code ResumeSessionWorkflowImpl} and {@code
+ * checkout: make the same two changes again in {@code ResumeSaga} and {@code
  * SessionStore}, then {@code git diff -U1 workflows activities >
  * worker/src/test/resources/upgrade/next-release.patch} and {@code git checkout -- workflows activities}.
  */

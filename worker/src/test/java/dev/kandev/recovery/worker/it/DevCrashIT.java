@@ -65,7 +65,7 @@ public class DevCrashIT {
     List<EventType> events = history.getEvents().stream().map(HistoryEvent::getEventType).toList();
     assertThat(events).contains(EventType.EVENT_TYPE_ACTIVITY_TASK_TIMED_OUT)
         .endsWith(EventType.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED);
-    RecordedHistories.recordIfAsked(history, "local-lease-resume-dev-killed-during-launch");
+    RecordedHistories.recordIfAsked(history, "fewer-events-resume-dev-killed-during-launch");
 
     ResumeResult next = cluster.start("s1", ResumeMode.RESUME).await(Duration.ofMinutes(2));
     assertThat(next.loaded()).isTrue();

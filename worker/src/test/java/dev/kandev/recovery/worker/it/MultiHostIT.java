@@ -64,7 +64,7 @@ public class MultiHostIT {
       tokenOf.put(resume.getKey(), resume.getValue().await(RESUME).providerSessionId());
     }
     RecordedHistories.recordIfAsked(cluster.client().fetchHistory(resumes.get("s0").workflowId(), resumes.get("s0").runId()),
-        "local-lease-resume-on-host");
+        "fewer-events-resume-on-host");
     for (String sessionId : hostOf.keySet()) {
       String host = hostOf.get(sessionId);
       assertThat(createdOn(tokenOf.get(sessionId))).as("host of the agent of %s", sessionId).isEqualTo(host);
@@ -128,7 +128,7 @@ public class MultiHostIT {
       ResumeHandle resume = cluster.start(sessionId, ResumeMode.RESUME);
       ResumeFailure failure = RecoveryCluster.awaitFailure(resume, RESUME);
       RecordedHistories.recordIfAsked(cluster.client().fetchHistory(resume.workflowId(), resume.runId()),
-          "local-lease-resume-host-unavailable");
+          "fewer-events-resume-host-unavailable");
       assertThat(failure.failureType()).isEqualTo(FailureType.AGENT_HOST_UNAVAILABLE.type());
       assertThat(failure.step()).isEqualTo(ResumeStep.LAUNCH_AGENT);
       assertThat(failure.message()).contains("no worker of host h2 took the launch within 20 s");

@@ -67,9 +67,10 @@ public class WebUiIT {
         "MarkStarting (local)", "IssueCredentialLeaseForAttempt (local)", "PersistCredentialSnapshot (local)", "LaunchAgent",
         "SettleSession (local)", "ReleaseResumeLock (local)");
     ui.screenshot("finished-history");
-    ui.workflow(resumed.workflowId(), resumed.runId(), "memo")
+    // The workflow's summary is under the outcome in the Current Details (no memo upsert since "fewer-events").
+    ui.workflow(resumed.workflowId(), resumed.runId(), "user-metadata")
         .awaitText("Resume of session s1 (task t-s1, agent test-agent) from FAILED, reason user, requested by it");
-    ui.screenshot("finished-memo");
+    ui.screenshot("finished-current-details");
 
     ui.workflow(failed.workflowId(), failed.runId(), "history").awaitText("Workflow Execution Failed");
     assertThat(ui.text()).contains("resume failed at LAUNCH_AGENT (AGENT_EXITED_BEFORE_INITIALIZE)",

@@ -25,7 +25,7 @@ public final class ResumeActivityOptions {
           .build();
 
   /**
-   * The store steps as local activities (see {@code ResumeSessionWorkflowImpl#storeSteps}): the same
+   * The store steps as local activities (see {@link StoreSteps}): the same
    * timeout and retries, run by the worker that runs the workflow task.
    */
   public static final LocalActivityOptions STORE_LOCAL =
@@ -51,7 +51,7 @@ public final class ResumeActivityOptions {
           .build();
 
   /**
-   * The lease as a local activity (see {@code ResumeSessionWorkflowImpl#issueLease}): the timeout and
+   * The lease as a local activity (see {@code ResumeSaga#issueLease}): the timeout and
    * retries of {@link #CREDENTIALS}, run by the worker that runs the workflow task. Issuing is a
    * database transaction (GitHub is asked when a lease is redeemed, not when it is issued); a refused
    * scope or a missing configuration is non-retryable, so only faults are retried. A local activity

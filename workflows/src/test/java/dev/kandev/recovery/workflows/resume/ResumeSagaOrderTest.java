@@ -14,11 +14,13 @@ import io.temporal.api.enums.v1.IndexedValueType;
 import io.temporal.api.history.v1.HistoryEvent;
 import io.temporal.client.WorkflowFailedException;
 import io.temporal.client.WorkflowOptions;
+import io.temporal.common.converter.DefaultDataConverter;
 import io.temporal.failure.ApplicationFailure;
 import io.temporal.testing.TestWorkflowEnvironment;
 import io.temporal.worker.Worker;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -99,6 +101,55 @@ class ResumeSagaOrderTest {
         && e.getMarkerRecordedEventAttributes().getMarkerName().equals("LocalActivity"))).hasSize(7);
     assertThat(events.stream().filter(HistoryEvent::hasWorkflowTaskCompletedEventAttributes)).hasSize(2);
     assertThat(recorder.leaseFence).isEqualTo(Fence.of(7));
+  }
+
+  /**
+   * Since "fewer-events" a RESUME on a host records 21 events (26 before): one Version marker (it
+   * stands for the four a run asked before), the session, task and agent in one search-attribute
+   * upsert with the outcome in another, and no memo (its summary is in the progress lines).
+   */
+  @Test
+  void aResumeOnAHostRecordsOneVersionMarkerTwoUpsertsAndNoMemo() {
+    recorder.host = HOST;
+    ResumeSessionWorkflow resume = stub();
+    resume.resume(new ResumeRequest("s1", ResumeMode.RESUME, "user", "test"));
+
+    List<HistoryEvent> events = history();
+    assertThat(events).hasSize(21);
+    assertThat(events.stream().filter(e -> e.hasMarkerRecordedEventAttributes()
+        && e.getMarkerRecordedEventAttributes().getMarkerName().equals("Version"))
+        .map(e -> detail(e, "changeId"))).containsExactly("fewer-events");
+    assertThat(events.stream().filter(HistoryEvent::hasWorkflowPropertiesModifiedEventAttributes)).isEmpty();
+    assertThat(upsertedKeys(events)).containsExactly(
+        List.of("KandevAgentId", "KandevSessionId", "KandevTaskId"), List.of("KandevOutcome"));
+    assertThat(resume.progress().lines())
+        .contains("Resume of session s1 (task t1, agent test-agent) from FAILED, reason user, requested by test");
+  }
+
+  /** A resume that ends before it read its context is still found by its session: set with the outcome. */
+  @Test
+  void aResumeRefusedBeforeItsContextIsSearchableBySessionWithItsOutcome() {
+    recorder.failAt = "readResumeContext";
+
+    catchFailure();
+
+    assertThat(upsertedKeys(history())).containsExactly(List.of("KandevOutcome", "KandevSessionId"));
+  }
+
+  private List<HistoryEvent> history() {
+    return env.getWorkflowClient().fetchHistory(ResumeRequest.workflowId("s1")).getEvents();
+  }
+
+  private static List<List<String>> upsertedKeys(List<HistoryEvent> events) {
+    return events.stream().filter(HistoryEvent::hasUpsertWorkflowSearchAttributesEventAttributes)
+        .map(e -> e.getUpsertWorkflowSearchAttributesEventAttributes().getSearchAttributes().getIndexedFieldsMap()
+            .keySet().stream().sorted().toList())
+        .toList();
+  }
+
+  private static String detail(HistoryEvent marker, String name) {
+    return DefaultDataConverter.STANDARD_INSTANCE.fromPayloads(0,
+        Optional.of(marker.getMarkerRecordedEventAttributes().getDetailsOrThrow(name)), String.class, String.class);
   }
 
   /** The long host wait is asked for explicitly; the free-text reason alone does not give it. */

@@ -50,7 +50,14 @@ class ResumeSessionReplayTest {
     // Before "unstarted-launch-cancel": a launch cancelled before a worker took it was stopped on its host.
     "local-lease-resume-cancelled-before-launch-started",
     // Since "unstarted-launch-cancel": it is not.
-    "unstarted-launch-cancel-resume-cancelled"
+    "unstarted-launch-cancel-resume-cancelled",
+    // Since "fewer-events": one version marker, one search-attribute upsert, no memo.
+    "fewer-events-resume-success-github", "fewer-events-resume-launch-failure-compensated",
+    "fewer-events-resume-credential-rejected", "fewer-events-resume-start-fresh", "fewer-events-resume-rejected",
+    "fewer-events-resume-cancelled", "fewer-events-resume-restart-recovery",
+    "fewer-events-resume-worker-died-after-starting", "fewer-events-resume-worker-died-after-lease",
+    "fewer-events-resume-worker-died-during-launch", "fewer-events-resume-agent-lost-after-settleSession",
+    "fewer-events-resume-agent-lost-after-releaseResumeLock"
   })
   void recordedHistoryReplaysDeterministically(String name) throws Exception {
     replay.replay(name);

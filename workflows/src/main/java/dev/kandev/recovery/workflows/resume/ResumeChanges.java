@@ -1,0 +1,76 @@
+package dev.kandev.recovery.workflows.resume;
+
+import io.temporal.workflow.Workflow;
+
+/**
+ * The resume's {@code Workflow.getVersion} branches, one method per change id, named after it: each
+ * says whether the run takes the change (new runs do; a replayed history from before does not).
+ * Where each is asked in the saga is part of the recorded command order, so it must not move.
+ *
+ * <p>Since {@link #FEWER_EVENTS} a run records one marker, that one, asked before any other command:
+ * a run that takes it takes every change before it too, without asking (a marker event each fewer).
+ */
+final class ResumeChanges {
+  /** The launch and the agent's stop go to the session's host queues (before: the shared queue). */
+  static final String HOST_QUEUES = "host-queues";
+  /** The lock and session steps run as local activities (before: activities). */
+  static final String LOCAL_STORE_STEPS = "local-store-steps";
+  /** The request's {@code hostWait} chooses the launch's host wait (before: its reason). */
+  static final String HOST_WAIT_FIELD = "host-wait-field";
+  /** A resume refused before it changed anything is FAILED too (before: REJECTED), one name per outcome. */
+  static final String ONE_FAILED_OUTCOME = "one-failed-outcome";
+  /** The credential lease runs as a local activity, issued once per attempt (before: an activity). */
+  static final String LOCAL_CREDENTIAL_LEASE = "local-credential-lease";
+  /** A launch cancelled before a worker took it is not stopped (before: its host was asked to stop it). */
+  static final String UNSTARTED_LAUNCH_CANCEL = "unstarted-launch-cancel";
+  /**
+   * Fewer history events per resume: this one marker stands for all the changes above; the session,
+   * task and agent search attributes are set in one upsert once the context is read (or with the
+   * outcome when the resume ends before), no memo is upserted (the summary is in the Current Details
+   * and the progress lines).
+   */
+  static final String FEWER_EVENTS = "fewer-events";
+
+  private final boolean fewerEvents;
+
+  private ResumeChanges(boolean fewerEvents) {
+    this.fewerEvents = fewerEvents;
+  }
+
+  /** The run's changes; asks {@link #FEWER_EVENTS}, so it comes before any other command of the run. */
+  static ResumeChanges ask() {
+    return new ResumeChanges(takes(FEWER_EVENTS));
+  }
+
+  boolean fewerEvents() {
+    return fewerEvents;
+  }
+
+  boolean hostQueues() {
+    return fewerEvents || takes(HOST_QUEUES);
+  }
+
+  boolean localStoreSteps() {
+    return fewerEvents || takes(LOCAL_STORE_STEPS);
+  }
+
+  boolean hostWaitField() {
+    return fewerEvents || takes(HOST_WAIT_FIELD);
+  }
+
+  boolean oneFailedOutcome() {
+    return fewerEvents || takes(ONE_FAILED_OUTCOME);
+  }
+
+  boolean localCredentialLease() {
+    return fewerEvents || takes(LOCAL_CREDENTIAL_LEASE);
+  }
+
+  boolean unstartedLaunchCancel() {
+    return fewerEvents || takes(UNSTARTED_LAUNCH_CANCEL);
+  }
+
+  private static boolean takes(String changeId) {
+    return Workflow.getVersion(changeId, Workflow.DEFAULT_VERSION, 1) != Workflow.DEFAULT_VERSION;
+  }
+}

@@ -1,0 +1,239 @@
+package dev.kandev.recovery.workflows.resume;
+
+import dev.kandev.recovery.workflows.ExpectedFailures;
+import dev.kandev.recovery.workflows.FailureType;
+import dev.kandev.recovery.workflows.HostWait;
+import dev.kandev.recovery.workflows.WorkflowFailures;
+import dev.kandev.recovery.workflows.model.SessionState;
+import io.temporal.failure.ActivityFailure;
+import io.temporal.failure.CanceledFailure;
+import io.temporal.failure.TemporalFailure;
+import io.temporal.workflow.Saga;
+import io.temporal.workflow.Workflow;
+import io.temporal.workflow.WorkflowInfo;
+import java.time.Duration;
+import org.slf4j.Logger;
+
+/**
+ * One run of the resume saga, in the spec's order: lock → read the prior state → (Start fresh: clear
+ * the identity) → guarded STARTING → lease → persist the snapshot → launch and load → settle →
+ * unlock. The transition and every step after it register their compensation before they run (a
+ * step whose result was lost is compensated too), so a failure, a timeout or a cancellation restores
+ * the prior recoverable state (unless a terminal transition won the race), revokes the leases and
+ * stops a half-launched agent. Restoring is guarded by STARTING, so compensating a transition that
+ * never applied changes nothing. The lock is released by owner whatever happened.
+ */
+final class ResumeSaga {
+  private static final Logger log = Workflow.getLogger(ResumeSessionWorkflowImpl.class);
+
+  private final ResumeRequest request;
+  private final String sessionId;
+  private final String owner;
+  private final Duration hostWait;
+  private final ResumeStubs stubs;
+  private final ResumeChanges changes;
+  private final ResumeNarration narration;
+  private final ResumeMetrics metrics;
+  private final Saga compensations = new Saga(new Saga.Options.Builder().setContinueWithError(true).build());
+  private final ResumeAttempt attempt = new ResumeAttempt();
+  private StoreSteps store;
+
+  ResumeSaga(ResumeRequest request, Duration hostWait, ResumeStubs stubs, ResumeChanges changes,
+      ResumeNarration narration, ResumeMetrics metrics) {
+    this.request = request;
+    this.sessionId = request.sessionId();
+    WorkflowInfo info = Workflow.getInfo();
+    this.owner = ResumeLockOwner.of(info.getWorkflowId(), info.getRunId());
+    this.hostWait = hostWait;
+    this.stubs = stubs;
+    this.changes = changes;
+    this.narration = narration;
+    this.metrics = metrics;
+  }
+
+  ResumeResult run() {
+    store = changes.localStoreSteps() ? stubs.localStore : stubs.storeActivities;
+    try {
+      acquireLock();
+      ResumeContext context = readPriorState();
+      HostAgents agents = agentsOf(context);
+      if (request.mode() == ResumeMode.START_FRESH) {
+        clearIdentity();
+      }
+      markStarting(context);
+      CredentialLease lease = issueLease();
+      persistSnapshot(context, lease);
+      LaunchOutcome launched = launch(context, agents, lease);
+      return settle(context, agents, launched);
+    } catch (ActivityFailure | CanceledFailure failure) {
+      throw compensateAndFail(failure);
+    } finally {
+      releaseLock();
+    }
+  }
+
+  private void acquireLock() {
+    narration.enter(ResumeStep.ACQUIRE_LOCK, "resume lock for " + sessionId);
+    attempt.fence = store.locks().acquireResumeLock(sessionId, owner);
+  }
+
+  private ResumeContext readPriorState() {
+    narration.enter(ResumeStep.READ_CONTEXT, "session, stored token, agent and credential policy");
+    ResumeContext context = store.sessions().readResumeContext(sessionId, request.mode(), attempt.fence);
+    attempt.context = context;
+    narration.describe(context);
+    return context;
+  }
+
+  private void clearIdentity() {
+    narration.enter(ResumeStep.CLEAR_IDENTITY, "user chose Start fresh: clearing the stored provider session");
+    stubs.sessions.clearIdentityForFreshStart(sessionId, attempt.fence);
+    attempt.identityCleared = true;
+  }
+
+  private void markStarting(ResumeContext context) {
+    narration.enter(ResumeStep.MARK_STARTING, context.priorState() + " -> STARTING");
+    compensations.addCompensation(() -> attempt.restoredState =
+        stubs.restorer.restorePriorState(sessionId, context.priorState(), attempt.errorMessage, attempt.fence));
+    store.sessions().markStarting(sessionId, context.priorState(), request.reason(), attempt.fence);
+  }
+
+  /**
+   * The session's credential lease. As a local activity it runs in the workflow task that reaches it,
+   * with the snapshot after it, so a resume takes 2 workflow tasks and 1 activity (the launch). Its
+   * re-run after a lost workflow task is recognised by the attempt's fence: it returns the leases it
+   * issued before (while usable) instead of a second set. Histories from before ran it as an activity.
+   */
+  private CredentialLease issueLease() {
+    narration.enter(ResumeStep.ISSUE_CREDENTIAL_LEASE, "scoped git credential lease");
+    compensations.addCompensation(stubs.revoker::revokeCredentialLeases, sessionId);
+    return changes.localCredentialLease()
+        ? stubs.localLease.issueCredentialLeaseForAttempt(sessionId, attempt.fence)
+        : stubs.leaseActivity.issueCredentialLease(sessionId);
+  }
+
+  private void persistSnapshot(ResumeContext context, CredentialLease lease) {
+    narration.enter(ResumeStep.PERSIST_CREDENTIAL_SNAPSHOT, lease.describe());
+    compensations.addCompensation(stubs.restorer::restoreCredentialSnapshot, sessionId, context.previousSnapshot(), attempt.fence);
+    store.sessions().persistCredentialSnapshot(sessionId, lease.snapshot(), attempt.fence);
+  }
+
+  private LaunchOutcome launch(ResumeContext context, HostAgents agents, CredentialLease lease) {
+    narration.enter(ResumeStep.LAUNCH_AGENT, attempt.hasToken() ? "session/load " + context.resumeToken() : "session/new");
+    attempt.agents = agents;
+    compensations.addCompensation(this::stopAgent);
+    return agents.launcher().launchAgent(sessionId, lease.leaseIds(), attempt.fence);
+  }
+
+  private ResumeResult settle(ResumeContext context, HostAgents agents, LaunchOutcome launched) {
+    narration.enter(ResumeStep.SETTLE_SESSION, "agent " + launched.agentName() + " pid " + launched.pid() + agents.where());
+    SessionState finalState = store.sessions().settleSession(sessionId, attempt.fence);
+    attempt.settled = true;
+
+    ResumeOutcome outcome = launched.loaded() ? ResumeOutcome.RESUMED : ResumeOutcome.STARTED_FRESH;
+    narration.outcome(outcome.name());
+    metrics.count(outcome.name(), "none");
+    narration.note(outcome + ": provider session " + launched.providerSessionId() + ", session " + finalState);
+    narration.endWith("**" + outcome + "** provider session " + launched.providerSessionId() + ", session " + finalState);
+    return new ResumeResult(sessionId, context.taskId(), outcome, finalState, launched.providerSessionId(), launched.loaded());
+  }
+
+  /**
+   * Also when the acquisition failed: its result may have been lost after the lock was taken.
+   * Releasing by owner never touches someone else's lock. The lock is released locally only after a
+   * settle: a failed resume releases it with the compensations' retries.
+   */
+  private void releaseLock() {
+    narration.enter(ResumeStep.RELEASE_LOCK, "");
+    ResumeLockActivities releaser = attempt.settled ? store.unlocker() : stubs.unlocker;
+    Workflow.newDetachedCancellationScope(() -> releaser.releaseResumeLock(sessionId, owner)).run();
+    narration.done();
+  }
+
+  /**
+   * The launcher and stopper of the session's agent: on its host's queues, or on the shared queue for
+   * histories from before hosts had queues (and a context from an activity that predates them).
+   */
+  private HostAgents agentsOf(ResumeContext context) {
+    boolean hostQueues = changes.hostQueues();
+    String host = context.executorHost();
+    if (!hostQueues || host == null || host.isEmpty()) {
+      return stubs.sharedQueue(hostWait);
+    }
+    return stubs.onHost(host, restartRecoveryWait() ? HostWait.RESTART_RECOVERY : hostWait);
+  }
+
+  /**
+   * Whether the launch waits {@link HostWait#RESTART_RECOVERY}: the request says so. Runs started
+   * before the request had {@code hostWait} chose it by their reason, and keep doing so on replay.
+   */
+  private boolean restartRecoveryWait() {
+    return changes.hostWaitField()
+        ? request.hostWait() == ResumeHostWait.RESTART_RECOVERY
+        : ResumeRequest.RESTART_RECOVERY.equals(request.reason());
+  }
+
+  /**
+   * Compensation of the launch: stops the agent on its host. Nothing to stop if no worker ever took
+   * the launch. If the host's worker does not take the stop in time either, the host is gone and its
+   * agents with it: the stop on the shared queue still withdraws the launch (the host's worker, if it
+   * comes back, stops what it finds unowned).
+   */
+  private void stopAgent() {
+    if (attempt.launchNeverStarted) {
+      return;
+    }
+    try {
+      attempt.agents.stopper().stopAgent(sessionId);
+    } catch (ActivityFailure failure) {
+      if (!WorkflowFailures.isScheduleToStartTimeout(failure)) {
+        throw failure;
+      }
+      narration.note("COMPENSATE: host " + attempt.agents.host() + " did not take the stop; withdrawing the launch");
+      stubs.sharedStopper.stopAgent(sessionId);
+    }
+  }
+
+  /**
+   * A step failed or the resume was cancelled: says why, runs the compensations of what ran (none if
+   * the context was never read), and returns what the run fails with.
+   */
+  private TemporalFailure compensateAndFail(TemporalFailure failure) {
+    ResumeStep failedStep = narration.step();
+    boolean atLaunch = failedStep == ResumeStep.LAUNCH_AGENT;
+    boolean noHostWorker = atLaunch && WorkflowFailures.isScheduleToStartTimeout(failure);
+    attempt.launchNeverStarted = noHostWorker || (atLaunch && cancelledBeforeItStarted(failure));
+    String type = noHostWorker ? FailureType.AGENT_HOST_UNAVAILABLE.type() : WorkflowFailures.type(failure);
+    String cause = noHostWorker ? FailedResume.noHostWorker(attempt.agents) : WorkflowFailures.message(failure);
+    attempt.errorMessage = FailedResume.errorMessage(failedStep, type, attempt, cause);
+    narration.note(attempt.errorMessage);
+    if (!attempt.changedNothing()) {
+      narration.enter(ResumeStep.COMPENSATE, "restoring the prior state");
+      Workflow.newDetachedCancellationScope(compensations::compensate).run();
+    }
+    if (failure instanceof CanceledFailure) {
+      narration.endWith("**CANCELLED** at " + failedStep + ": the prior state restored");
+      narration.outcome("CANCELLED");
+      metrics.count("CANCELLED", type);
+      return failure;
+    }
+    // Histories from before one name per outcome said REJECTED for a resume that changed nothing.
+    ResumeOutcome outcome = attempt.changedNothing() && !changes.oneFailedOutcome()
+        ? ResumeOutcome.REJECTED : ResumeOutcome.FAILED;
+    narration.outcome(outcome.name());
+    metrics.count(outcome.name(), type);
+    FailedResume failed = FailedResume.of(sessionId, failedStep, type, attempt);
+    narration.endWith(failed.ending());
+    log.warn("{}", failed.message());
+    return ExpectedFailures.nonRetryableWithCause(failed.message(), type, failure, failed.details());
+  }
+
+  /**
+   * The launch was cancelled before any worker took it: nothing ran, so there is nothing to stop,
+   * and the compensation does not wait for a host that may be gone. Histories from before asked the
+   * host to stop it anyway, and keep doing so on replay.
+   */
+  private boolean cancelledBeforeItStarted(TemporalFailure failure) {
+    return WorkflowFailures.isCancelledBeforeStart(failure) && changes.unstartedLaunchCancel();
+  }
+}
