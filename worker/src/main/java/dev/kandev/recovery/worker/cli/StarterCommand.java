@@ -20,14 +20,14 @@ abstract class StarterCommand implements Callable<Integer> {
     checkArguments();
     Settings settings = Settings.fromEnvironment();
     try (TemporalConnection temporal = TemporalConnection.open(settings)) {
-      return run(settings, temporal);
+      return runConnected(settings, temporal);
     }
   }
 
   /** Refuses what the server would refuse only after connecting: {@link #usageError}. */
   abstract void checkArguments();
 
-  abstract int run(Settings settings, TemporalConnection temporal) throws Exception;
+  abstract int runConnected(Settings settings, TemporalConnection temporal) throws Exception;
 
   final ParameterException usageError(String message) {
     return new ParameterException(spec.commandLine(), message);

@@ -58,7 +58,7 @@ public final class UpdateRuntimeCommand extends StarterCommand {
   }
 
   @Override
-  int run(Settings settings, TemporalConnection temporal) throws Exception {
+  int runConnected(Settings settings, TemporalConnection temporal) throws Exception {
     String who = requestedBy != null ? requestedBy : "cli:" + System.getProperty("user.name", "unknown");
     RuntimeUpdateRequest request = new RuntimeUpdateRequest(agentId, who, host != null ? host : settings.host());
     RuntimeUpdateClient client = new RuntimeUpdateClient(temporal.client, settings.taskQueue());

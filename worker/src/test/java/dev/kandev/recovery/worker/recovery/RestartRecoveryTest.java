@@ -20,7 +20,7 @@ import dev.kandev.recovery.workflows.model.ReviewBucket;
 import dev.kandev.recovery.workflows.model.SessionState;
 import dev.kandev.recovery.workflows.model.TaskState;
 import dev.kandev.recovery.workflows.client.RecoveryDataConverter;
-import dev.kandev.recovery.workflows.resume.ResumeHostWait;
+import dev.kandev.recovery.workflows.resume.RequestedHostWait;
 import dev.kandev.recovery.workflows.resume.ResumeMode;
 import dev.kandev.recovery.workflows.resume.ResumeRequest;
 import dev.kandev.recovery.workflows.resume.ResumeResult;
@@ -134,7 +134,7 @@ public class RestartRecoveryTest {
     assertThat(recovery().resumeLostSessions()).containsExactly(sessionId);
     ResumeResult result = harness.resumes.attach(sessionId, null).await(Duration.ofMinutes(2));
     assertThat(startedWith(sessionId).hostWait()).as("its host is alive, it may be busy: the long host wait")
-        .isEqualTo(ResumeHostWait.RESTART_RECOVERY);
+        .isEqualTo(RequestedHostWait.RESTART_RECOVERY);
     return result;
   }
 

@@ -7,7 +7,7 @@ import static dev.kandev.recovery.workflows.RecoverySearchAttributes.TASK_ID;
 
 import dev.kandev.recovery.workflows.ExpectedFailures;
 import dev.kandev.recovery.workflows.FailureType;
-import dev.kandev.recovery.workflows.HostWait;
+import dev.kandev.recovery.workflows.HostWaitBounds;
 import dev.kandev.recovery.workflows.InvalidRequest;
 import dev.kandev.recovery.workflows.RecoveryIds;
 import dev.kandev.recovery.workflows.RecoveryTaskQueue;
@@ -39,7 +39,7 @@ import org.slf4j.Logger;
  *
  * <p>The launch and the agent's stop go to the queues of the session's executor host (see {@link
  * RecoveryTaskQueue}), so an agent starts only where its workspace lives; a host with no worker that
- * takes the launch within {@link HostWait} fails the resume with {@link FailureType#AGENT_HOST_UNAVAILABLE}.
+ * takes the launch within {@link HostWaitBounds} fails the resume with {@link FailureType#AGENT_HOST_UNAVAILABLE}.
  */
 public class ResumeSessionWorkflowImpl implements ResumeSessionWorkflow {
   private static final Logger log = Workflow.getLogger(ResumeSessionWorkflowImpl.class);
@@ -84,14 +84,14 @@ public class ResumeSessionWorkflowImpl implements ResumeSessionWorkflow {
   /** The Web UI's Current Details once the resume ended: its outcome, never just DONE. */
   private String ending = "";
 
-  /** Launches wait for a worker of their host at most {@link HostWait#DEFAULT}. */
+  /** Launches wait for a worker of their host at most {@link HostWaitBounds#DEFAULT}. */
   public ResumeSessionWorkflowImpl() {
-    this(HostWait.DEFAULT);
+    this(HostWaitBounds.DEFAULT);
   }
 
-  /** @param hostWait how long a launch waits for a worker of its host (see {@link HostWait}) */
+  /** @param hostWait how long a launch waits for a worker of its host (see {@link HostWaitBounds}) */
   public ResumeSessionWorkflowImpl(Duration hostWait) {
-    this.hostWait = HostWait.validated(hostWait);
+    this.hostWait = HostWaitBounds.validated(hostWait);
   }
 
   @Override
@@ -237,7 +237,7 @@ public class ResumeSessionWorkflowImpl implements ResumeSessionWorkflow {
       return new HostAgents("", hostWait, launcher, stopper);
     }
     String queue = Workflow.getInfo().getTaskQueue();
-    Duration wait = restartRecoveryWait() ? HostWait.RESTART_RECOVERY : hostWait;
+    Duration wait = restartRecoveryWait() ? HostWaitBounds.RESTART_RECOVERY : hostWait;
     return new HostAgents(host, wait,
         Workflow.newActivityStub(AgentActivities.class,
             ResumeActivityOptions.launchOn(RecoveryTaskQueue.launchesOf(queue, host), wait)),
@@ -246,14 +246,14 @@ public class ResumeSessionWorkflowImpl implements ResumeSessionWorkflow {
   }
 
   /**
-   * Whether the launch waits {@link HostWait#RESTART_RECOVERY}: the request says so. Runs started
+   * Whether the launch waits {@link HostWaitBounds#RESTART_RECOVERY}: the request says so. Runs started
    * before the request had {@code hostWait} chose it by their reason, and keep doing so on replay.
    */
   private boolean restartRecoveryWait() {
     if (Workflow.getVersion(HOST_WAIT_FIELD, Workflow.DEFAULT_VERSION, 1) == Workflow.DEFAULT_VERSION) {
       return ResumeRequest.RESTART_RECOVERY.equals(request.reason());
     }
-    return request.hostWait() == ResumeHostWait.RESTART_RECOVERY;
+    return request.hostWait() == RequestedHostWait.RESTART_RECOVERY;
   }
 
   /** Where the session's agent is launched and stopped; {@code host} is empty for the shared queue. */

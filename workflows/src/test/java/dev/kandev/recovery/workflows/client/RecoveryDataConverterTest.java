@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import com.google.protobuf.ByteString;
-import dev.kandev.recovery.workflows.resume.ResumeHostWait;
+import dev.kandev.recovery.workflows.resume.RequestedHostWait;
 import dev.kandev.recovery.workflows.resume.ResumeMode;
 import dev.kandev.recovery.workflows.resume.ResumeOutcome;
 import dev.kandev.recovery.workflows.resume.ResumeRequest;
@@ -65,9 +65,9 @@ class RecoveryDataConverterTest {
   @Test
   void theHostWaitIsOneOfItsNamesAndConfiguredWhenMissing() {
     assertThat(CONVERTER.fromPayload(json("{\"sessionId\":\"s1\",\"reason\":\"restart_recovery\"}"),
-        ResumeRequest.class, ResumeRequest.class).hostWait()).isEqualTo(ResumeHostWait.CONFIGURED);
+        ResumeRequest.class, ResumeRequest.class).hostWait()).isEqualTo(RequestedHostWait.CONFIGURED);
     assertThat(CONVERTER.fromPayload(json("{\"sessionId\":\"s1\",\"hostWait\":\"RESTART_RECOVERY\"}"),
-        ResumeRequest.class, ResumeRequest.class).hostWait()).isEqualTo(ResumeHostWait.RESTART_RECOVERY);
+        ResumeRequest.class, ResumeRequest.class).hostWait()).isEqualTo(RequestedHostWait.RESTART_RECOVERY);
     assertThat(invalid("{\"sessionId\": \"s1\", \"hostWait\": \"30m\"}", ResumeRequest.class).getOriginalMessage())
         .isEqualTo("invalid ResumeSessionWorkflow input: field 'hostWait' \"30m\" is not one of CONFIGURED, RESTART_RECOVERY;"
             + " nothing was done");
