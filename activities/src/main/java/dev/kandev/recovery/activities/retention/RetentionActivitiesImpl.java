@@ -1,5 +1,6 @@
 package dev.kandev.recovery.activities.retention;
 
+import dev.kandev.recovery.activities.store.RetentionStore;
 import dev.kandev.recovery.activities.store.Transactions;
 import dev.kandev.recovery.workflows.retention.PruneBatch;
 import dev.kandev.recovery.workflows.retention.RetentionActivities;
