@@ -105,6 +105,6 @@ public final class ResumeCommand extends StarterCommand {
     }
     out.printf("%s %s (run %s)%n", request.mode() == ResumeMode.START_FRESH ? "starting fresh" : "resuming",
         handle.workflowId(), handle.runId());
-    return ResumeOutcome.await(handle, deadline, timeout, out, queues, taskQueue, request.sessionId(), ExitCodes.FAILED);
+    return ResumeOutcomeWait.await(handle, deadline, timeout, out, queues, taskQueue, request.sessionId(), ExitCodes.FAILED);
   }
 }

@@ -14,8 +14,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /** The outcome line of a resume that {@code resume} started or attached to, or that {@code resume --cancel} cancelled. */
-final class ResumeOutcome {
-  private ResumeOutcome() {}
+final class ResumeOutcomeWait {
+  private ResumeOutcomeWait() {}
 
   /**
    * Waits for the run's outcome until {@code deadline} (System.nanoTime) and prints it; returns the
