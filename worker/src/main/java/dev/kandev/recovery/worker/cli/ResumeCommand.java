@@ -27,8 +27,7 @@ import picocli.CommandLine.Parameters;
     mixinStandardHelpOptions = true,
     description = "Resume a task session in its agent's own conversation (or --fresh: start a new one; --cancel: end"
         + " the one that runs).",
-    footer = {"", "Environment: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TEMPORAL_TLS, TEMPORAL_TLS_*,",
-        "TEMPORAL_PROFILE, TEMPORAL_CONFIG_FILE, KANDEV_TASK_QUEUE.",
+    footer = {"", HelpText.TEMPORAL_ENVIRONMENT + ".",
         "Exit codes: 0 resumed (--cancel: ended), 1 the resume failed, 2 usage, 3 refused (a resume of the other mode",
         "runs), 4 unexpected error, 5 Temporal unreachable, 7 no outcome within --timeout (the resume runs on)."})
 public final class ResumeCommand extends StarterCommand {
@@ -45,12 +44,15 @@ public final class ResumeCommand extends StarterCommand {
   @Option(names = "--reason", defaultValue = "user", description = "Why (default: ${DEFAULT-VALUE}).")
   String reason;
 
-  @Option(names = "--requested-by", defaultValue = "cli", description = "Who asks (default: ${DEFAULT-VALUE}).")
-  String requestedBy;
+  @Override
+  String defaultRequester() {
+    return "cli";
+  }
 
-  @Option(names = "--timeout", defaultValue = "10m",
-      description = "How long to wait for the outcome: seconds, 90s, 15m, 2h or ISO-8601 (default: ${DEFAULT-VALUE}).")
-  Duration timeout;
+  @Override
+  String defaultTimeout() {
+    return "10m";
+  }
 
   @Override
   void checkArguments() {

@@ -9,27 +9,18 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 
-/** {@code /readyz}: PostgreSQL and Temporal each answer within a few seconds. */
-public final class Readiness {
+/**
+ * {@code /readyz}: PostgreSQL ({@code database}, at {@code databaseUrl}) and Temporal ({@code
+ * temporal}, at {@code temporalAddress}) each answer within a few seconds.
+ */
+public record Readiness(DataSource database, String databaseUrl, WorkflowServiceStubs temporal, String temporalAddress) {
   private static final long WITHIN_SECONDS = 3;
-
-  private final DataSource database;
-  private final String databaseUrl;
-  private final WorkflowServiceStubs temporal;
-  private final String temporalAddress;
-
-  public Readiness(DataSource database, String databaseUrl, WorkflowServiceStubs temporal, String temporalAddress) {
-    this.database = database;
-    this.databaseUrl = databaseUrl;
-    this.temporal = temporal;
-    this.temporalAddress = temporalAddress;
-  }
 
   /** What does not answer now; empty when ready. */
   public List<String> problems() {
-    CompletableFuture<String> postgres = CompletableFuture.supplyAsync(this::postgres);
+    CompletableFuture<String> postgres = CompletableFuture.supplyAsync(this::postgresProblem);
     List<String> problems = new ArrayList<>();
-    String temporalProblem = temporal();
+    String temporalProblem = temporalProblem();
     try {
       String postgresProblem = postgres.get(WITHIN_SECONDS + 1, TimeUnit.SECONDS);
       if (postgresProblem != null) {
@@ -44,7 +35,7 @@ public final class Readiness {
     return problems;
   }
 
-  private String postgres() {
+  private String postgresProblem() {
     try (Connection connection = database.getConnection()) {
       return connection.isValid((int) WITHIN_SECONDS) ? null : "PostgreSQL at " + databaseUrl + " does not answer";
     } catch (Exception e) {
@@ -52,7 +43,7 @@ public final class Readiness {
     }
   }
 
-  private String temporal() {
+  private String temporalProblem() {
     try {
       temporal.blockingStub().withDeadlineAfter(WITHIN_SECONDS, TimeUnit.SECONDS)
           .getSystemInfo(GetSystemInfoRequest.getDefaultInstance());
