@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.kandev.recovery.activities.json.Json;
+import dev.kandev.recovery.activities.process.ProcessTrees;
 import dev.kandev.recovery.workflows.model.Fence;
 import dev.kandev.recovery.activities.store.SessionStore;
 import dev.kandev.recovery.activities.testing.Await;
@@ -370,8 +371,7 @@ class TemporalClusterIT {
       startAllWhenRunning(go, output, "TestResumesAreListedBySession");
       assertThat(go.waitFor(5, TimeUnit.MINUTES)).as("go test ended within 5 minutes:%n%s", Files.readString(output)).isTrue();
     } finally {
-      go.descendants().forEach(ProcessHandle::destroyForcibly);
-      go.destroyForcibly();
+      ProcessTrees.destroyForcibly(go);
     }
     String log = Files.readString(output);
     assertThat(go.exitValue()).as("go test on the cluster:%n%s", log).isZero();
@@ -419,12 +419,12 @@ class TemporalClusterIT {
       npm.installThroughNpx();
       harness.corrupt(TestAgents.TEST_AGENT.packageSpec());
 
-      RuntimeUpdateClient.Job job = harness.updates.start(agent, "user:alice");
+      RuntimeUpdateClient.Job job = harness.updates().start(agent, "user:alice");
       assertThat(job.await(OUTCOME).status()).isEqualTo(RuntimeUpdateStatus.SUCCEEDED);
       assertThat(HistorySteps.scheduledTypes(harness.history(job.workflowId(), job.runId())))
           .filteredOn(type -> !type.equals("RuntimeSaveJob"))
           .containsExactly("RuntimeRunUpdate", "RuntimeRepairExecutionCache", "RuntimeRunUpdate", "RuntimeProbeAcp");
-      Await.until(() -> harness.client.listExecutions("KandevAgentId = \"" + agent + "\" AND WorkflowId = \""
+      Await.until(() -> harness.client().listExecutions("KandevAgentId = \"" + agent + "\" AND WorkflowId = \""
           + job.workflowId() + "\" AND ExecutionStatus = \"Completed\"").count() == 1, Duration.ofMinutes(1),
           "SQL visibility to list the update by KandevAgentId");
     }
