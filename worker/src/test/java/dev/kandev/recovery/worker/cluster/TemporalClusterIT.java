@@ -190,7 +190,6 @@ class TemporalClusterIT {
   void aKilledServiceLosesNoResume(String service) throws Exception {
     int resumes = 5;
     int cap = 2;
-    world.worker("w1", Map.of("KANDEV_MAX_CONCURRENT_LAUNCHES", Integer.toString(cap)));
     Map<String, ResumeHandle> handles = heldFreshStarts("s-" + service + "-", resumes, cap);
 
     System.out.print(cluster.kill(service));
@@ -213,7 +212,6 @@ class TemporalClusterIT {
   void aPostgresRestartDuringResumesLosesNoResume() throws Exception {
     int resumes = 5;
     int cap = 2;
-    world.worker("w1", Map.of("KANDEV_MAX_CONCURRENT_LAUNCHES", Integer.toString(cap)));
     Map<String, ResumeHandle> handles = heldFreshStarts("s-pg-", resumes, cap);
 
     postgres.stop();
@@ -242,7 +240,6 @@ class TemporalClusterIT {
   void aRollingRestartOfEveryServiceLosesNoResume() throws Exception {
     int resumes = 50;
     int cap = 4;
-    world.worker("w1", Map.of("KANDEV_MAX_CONCURRENT_LAUNCHES", Integer.toString(cap)));
     Map<String, ResumeHandle> handles = heldFreshStarts("s-roll-", resumes, cap);
 
     for (String service : List.of("frontend1", "frontend2", "worker", "matching", "history")) {
@@ -259,10 +256,12 @@ class TemporalClusterIT {
   }
 
   /**
-   * Starts {@code resumes} fresh starts of new sessions with the agents held in ACP initialize, and
-   * returns once {@code cap} launches are held and the rest wait in the host's launch queue.
+   * Starts worker w1 with a cap of {@code cap} launches, then {@code resumes} fresh starts of new
+   * sessions with the agents held in ACP initialize, and returns once {@code cap} launches are held
+   * and the rest wait in the host's launch queue.
    */
   private Map<String, ResumeHandle> heldFreshStarts(String prefix, int resumes, int cap) {
+    world.worker("w1", Map.of("KANDEV_MAX_CONCURRENT_LAUNCHES", Integer.toString(cap)));
     world.agentMode("hold-initialize");
     Map<String, ResumeHandle> handles = new LinkedHashMap<>();
     for (int i = 0; i < resumes; i++) {
