@@ -263,10 +263,8 @@ public class RuntimeUpdateWorkflowTest {
   void aStartByTypeNameWithANullOrNoInputFailsAtOnceAsAnInvalidRequest() throws Exception {
     for (Object[] input : List.of(new Object[] {null}, new Object[0])) {
       WorkflowStub stub = startByTypeName("runtime-update-" + AGENT, input);
-      ApplicationFailure failure = ByTypeName.failure(harness.client(), stub);
-      assertThat(failure.getType()).isEqualTo("INVALID_REQUEST");
-      assertThat(failure.getOriginalMessage())
-          .isEqualTo("a runtime update needs an input with an agentId; the payload was null or missing; nothing was done");
+      assertInvalidRequest(stub,
+          "a runtime update needs an input with an agentId; the payload was null or missing; nothing was done");
     }
     assertNothingRan();
   }
@@ -280,10 +278,7 @@ public class RuntimeUpdateWorkflowTest {
 
     WorkflowStub wrongType = startByTypeName("runtime-update-" + AGENT,
         ByTypeName.json("{\"agentId\": [\"" + AGENT + "\"], \"requestedBy\": \"go\"}"));
-    ApplicationFailure failure = ByTypeName.failure(harness.client(), wrongType);
-    assertThat(failure.getType()).isEqualTo("INVALID_REQUEST");
-    assertThat(failure.getOriginalMessage())
-        .isEqualTo("invalid RuntimeUpdateWorkflow input: field 'agentId' must be a string; nothing was done");
+    assertInvalidRequest(wrongType, "invalid RuntimeUpdateWorkflow input: field 'agentId' must be a string; nothing was done");
     assertNothingRan();
   }
 
@@ -297,9 +292,7 @@ public class RuntimeUpdateWorkflowTest {
     int n = 0;
     for (Map.Entry<String, String> id : expected.entrySet()) {
       WorkflowStub byTypeName = startByTypeName("runtime-update-bad-" + n++, Map.of("agentId", id.getKey(), "requestedBy", "go"));
-      ApplicationFailure failure = ByTypeName.failure(harness.client(), byTypeName);
-      assertThat(failure.getType()).isEqualTo("INVALID_REQUEST");
-      assertThat(failure.getOriginalMessage()).isEqualTo(id.getValue());
+      assertInvalidRequest(byTypeName, id.getValue());
 
       assertThatThrownBy(() -> harness.updates().start(id.getKey(), "user:alice"))
           .isInstanceOf(InvalidRequestException.class).hasMessage(id.getValue());
@@ -407,6 +400,13 @@ public class RuntimeUpdateWorkflowTest {
   /** Starts RuntimeUpdateWorkflow by its type name, as a starter in another language does. */
   private WorkflowStub startByTypeName(String workflowId, Object... input) {
     return ByTypeName.start(harness.client(), RecoveryTaskQueue.DEFAULT, "RuntimeUpdateWorkflow", workflowId, input);
+  }
+
+  /** The run failed at once as an invalid request that says {@code message}. */
+  private void assertInvalidRequest(WorkflowStub stub, String message) {
+    ApplicationFailure failure = ByTypeName.failure(harness.client(), stub);
+    assertThat(failure.getType()).isEqualTo("INVALID_REQUEST");
+    assertThat(failure.getOriginalMessage()).isEqualTo(message);
   }
 
   /** No job was recorded for the agent and npm never asked the registry. */
