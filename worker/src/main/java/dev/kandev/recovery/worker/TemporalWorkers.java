@@ -26,7 +26,7 @@ import java.util.function.BiFunction;
 /**
  * The Temporal workers of one process, registering what they are given: on the shared queue and on
  * its host's two queues (see {@link #register}). They poll only once the workflow code has run once
- * ({@link WorkflowCodeWarmUp}), so the first real workflow task does not run it cold.
+ * ({@link BackgroundWarmUp}), so the first real workflow task does not run it cold.
  */
 public final class TemporalWorkers implements AutoCloseable {
   /** Slots of the task kinds a launch queue never carries (workflow, local activity, Nexus tasks). */
@@ -39,7 +39,7 @@ public final class TemporalWorkers implements AutoCloseable {
 
   /** Unversioned workers (in-process tests). */
   public static TemporalWorkers start(WorkflowClient client, String taskQueue, WorkerRegistrations registrations) {
-    return start(client, taskQueue, registrations, null, WorkflowCodeWarmUp.start(client));
+    return start(client, taskQueue, registrations, null, BackgroundWarmUp.start(client, factoryOptions()));
   }
 
   /**
@@ -47,7 +47,7 @@ public final class TemporalWorkers implements AutoCloseable {
    * unversioned), once {@code warmUp} (started earlier, beside the rest of the process's start) is done.
    */
   public static TemporalWorkers start(WorkflowClient client, String taskQueue, WorkerRegistrations registrations,
-      WorkerVersioning versioning, WorkflowCodeWarmUp warmUp) {
+      WorkerVersioning versioning, BackgroundWarmUp warmUp) {
     WorkerFactory factory = WorkerFactory.newInstance(client, factoryOptions());
     register(factory::newWorker, taskQueue, registrations, versioning);
     warmUp.await();

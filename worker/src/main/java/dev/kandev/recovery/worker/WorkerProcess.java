@@ -2,6 +2,7 @@ package dev.kandev.recovery.worker;
 
 import dev.kandev.recovery.activities.store.Database;
 import dev.kandev.recovery.activities.store.WorkerPresenceStore;
+import dev.kandev.recovery.worker.config.BuildInfo;
 import dev.kandev.recovery.worker.config.Settings;
 import dev.kandev.recovery.worker.config.WorkerVersioning;
 import dev.kandev.recovery.worker.events.KandevBusRelay;
@@ -46,7 +47,7 @@ public final class WorkerProcess {
   /** The same, counting in {@code observability} (whose SDK scope the client's connection reports to). */
   public static void serve(Settings settings, Database database, WorkflowClient client, StopSignal stop, String command,
       Observability observability) throws InterruptedException {
-    WorkflowCodeWarmUp warmUp = WorkflowCodeWarmUp.start(client);
+    BackgroundWarmUp warmUp = BackgroundWarmUp.start(client, TemporalWorkers.factoryOptions());
     RecoveryMetrics metrics = observability.metrics();
     observability.bindStore(database);
     Components components = Components.of(settings, database, metrics);

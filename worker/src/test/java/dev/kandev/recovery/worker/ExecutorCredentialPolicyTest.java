@@ -32,7 +32,7 @@ public class ExecutorCredentialPolicyTest {
 
   @BeforeEach
   void setUp() {
-    harness.github.alsoInstalledAs(EXECUTOR_INSTALLATION);
+    harness.github().alsoInstalledAs(EXECUTOR_INSTALLATION);
   }
 
   @Test
@@ -41,9 +41,9 @@ public class ExecutorCredentialPolicyTest {
     harness.establishedSession("plain", FAILED);
     // Both tasks work on acme/widgets in ws-1, whose policy is the App's installation 77 with write access.
     harness.gitHubBacked("own", "github_app");
-    harness.credentials.link(ResumeHarness.taskOf("plain"), "repo-widgets", 0);
+    harness.credentials().link(ResumeHarness.taskOf("plain"), "repo-widgets", 0);
     // Executor exec-own brings its own installation with read-only access; exec-plain has no policy.
-    harness.credentials.executorPolicy("exec-own", "github_app", EXECUTOR_INSTALLATION, "{\"contents\":\"read\"}");
+    harness.credentials().executorPolicy("exec-own", "github_app", EXECUTOR_INSTALLATION, "{\"contents\":\"read\"}");
     runsOn("own", "exec-own");
     runsOn("plain", "exec-plain");
 
@@ -74,7 +74,7 @@ public class ExecutorCredentialPolicyTest {
   void anExecutorWhosePolicyIsNoneGetsNoLeaseInAGitHubBackedWorkspace() throws Exception {
     harness.establishedSession("byo", FAILED);
     harness.gitHubBacked("byo", "github_app");
-    harness.credentials.executorPolicy("exec-byo", "none", null, "{}");
+    harness.credentials().executorPolicy("exec-byo", "none", null, "{}");
     runsOn("byo", "exec-byo");
 
     ResumeResult result = harness.resume("byo", ResumeMode.RESUME);
@@ -82,13 +82,13 @@ public class ExecutorCredentialPolicyTest {
     assertThat(result.loaded()).isTrue();
     assertThat(snapshot("byo").path("policy").asText()).isEqualTo("none");
     assertThat(snapshot("byo").path("source").asText()).isEqualTo("executor");
-    assertThat(harness.fixtures.count("SELECT count(*) FROM credential_leases WHERE session_id = 'byo'")).isZero();
+    assertThat(harness.fixtures().count("SELECT count(*) FROM credential_leases WHERE session_id = 'byo'")).isZero();
     String reply = harness.prompt("byo", "env:KANDEV_CREDENTIAL_LEASE").responseText();
     assertThat(reply).contains("KANDEV_CREDENTIAL_LEASE=<unset>");
   }
 
   private void runsOn(String sessionId, String executorId) {
-    harness.fixtures.exec("UPDATE task_sessions SET executor_id = ? WHERE id = ?", executorId, sessionId);
+    harness.fixtures().exec("UPDATE task_sessions SET executor_id = ? WHERE id = ?", executorId, sessionId);
   }
 
   /**
@@ -97,11 +97,11 @@ public class ExecutorCredentialPolicyTest {
    * be for a policy not asked for before).
    */
   private TokenRequest tokenTheAgentsGitGets(String sessionId) {
-    int before = harness.github.issued().size();
+    int before = harness.github().issued().size();
     String reply = harness.prompt(sessionId, "git-credential:github.com/acme/widgets")
         .responseText();
     assertThat(reply).contains("username=x-access-token").doesNotContain("password-length=0");
-    List<TokenRequest> issued = harness.github.issued();
+    List<TokenRequest> issued = harness.github().issued();
     assertThat(issued).hasSize(before + 1);
     return issued.get(before);
   }
@@ -111,7 +111,7 @@ public class ExecutorCredentialPolicyTest {
   }
 
   private String leaseExecutor(String sessionId) {
-    return harness.fixtures.string(
+    return harness.fixtures().string(
         "SELECT executor_id FROM credential_leases WHERE session_id = ? AND revoked_at IS NULL", sessionId);
   }
 }

@@ -76,7 +76,7 @@ public class LeaseLifetimeTest {
 
   private void awaitRevoked() {
     Await.until(() -> harness.liveLeases("s1") == 0, Duration.ofSeconds(20), "the agent's lease to be revoked");
-    assertThat(harness.fixtures.count("SELECT count(*) FROM credential_leases WHERE session_id = 's1'")).isOne();
+    assertThat(harness.fixtures().count("SELECT count(*) FROM credential_leases WHERE session_id = 's1'")).isOne();
   }
 
   private void assertRevokedAndRefused(String token) throws Exception {
@@ -99,7 +99,7 @@ public class LeaseLifetimeTest {
     assertThat(inside).contains("username=x-access-token").doesNotContain("password-length=0");
     assertThat(otherRepository).contains("git credential failed").contains("403")
         .contains("is not for this repository");
-    assertThat(harness.github.issued()).as("GitHub minted only for the agent's own request").hasSize(1);
+    assertThat(harness.github().issued()).as("GitHub minted only for the agent's own request").hasSize(1);
     assertThat(harness.liveLeases("s1")).as("the lease lives while its agent runs").isOne();
   }
 
@@ -138,7 +138,7 @@ public class LeaseLifetimeTest {
     String token = stealLeaseToken(resumedAgent());
 
     // Another writer ends the session: no resume owns the agent any more, and the reaper stops it.
-    db.run(h -> harness.sessions.transition(h, "s1", Set.of(WAITING_FOR_INPUT), FAILED, "test", "ended elsewhere", Fence.none()));
+    db.run(h -> harness.sessions().transition(h, "s1", Set.of(WAITING_FOR_INPUT), FAILED, "test", "ended elsewhere", Fence.none()));
 
     assertRevokedAndRefused(token);
   }
@@ -167,11 +167,11 @@ public class LeaseLifetimeTest {
   @Test
   void aWorkerThatStopsRevokesTheLeasesOfTheAgentsItStops() throws Exception {
     String token = stealLeaseToken(resumedAgent());
-    String leaseId = harness.fixtures.string("SELECT id FROM credential_leases WHERE session_id = 's1'");
+    String leaseId = harness.fixtures().string("SELECT id FROM credential_leases WHERE session_id = 's1'");
 
     harness.components().close(); // what Ctrl-C of dev or SIGTERM of worker does to the parts
 
-    assertThat(harness.fixtures.count("SELECT count(*) FROM credential_leases WHERE id = ? AND revoked_at IS NOT NULL",
+    assertThat(harness.fixtures().count("SELECT count(*) FROM credential_leases WHERE id = ? AND revoked_at IS NOT NULL",
         leaseId)).as("revoked before the worker's parts closed").isOne();
     assertThat(token).hasSize(43);
   }

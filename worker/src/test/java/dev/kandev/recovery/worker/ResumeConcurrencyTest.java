@@ -44,7 +44,7 @@ public class ResumeConcurrencyTest {
   void aTerminalTransitionWinningDuringLaunchIsLeftAloneAndTheAgentStopped() throws Exception {
     String token = harness.establishedSession("s1", FAILED);
     harness.gitHubBacked("s1", "github_app");
-    hooks.after("launchAgent", () -> db.tx(h -> harness.sessions.transition(h,
+    hooks.after("launchAgent", () -> db.tx(h -> harness.sessions().transition(h,
         "s1", Set.of(STARTING), CANCELLED, "user cancelled the task", "", Fence.none())));
 
     ResumeFailure failure = harness.resumeFailing("s1", ResumeMode.RESUME);
@@ -87,7 +87,7 @@ public class ResumeConcurrencyTest {
   @Test
   void cancellingAResumeWhoseLaunchNoWorkerTookRestoresTheSessionAndStopsNothing() throws Exception {
     harness.newSession("s1", CREATED);
-    harness.fixtures.exec("UPDATE task_sessions SET executor_host = 'far-host' WHERE id = ?", "s1");
+    harness.fixtures().exec("UPDATE task_sessions SET executor_host = 'far-host' WHERE id = ?", "s1");
     ResumeHandle resume = harness.start("s1", ResumeMode.START_FRESH);
     Await.until(() -> HistorySteps.scheduledTypes(harness.history("s1")).contains("LaunchAgent"), Duration.ofSeconds(30),
         "the launch to wait on far-host's queue");
@@ -127,7 +127,7 @@ public class ResumeConcurrencyTest {
   @Test
   void aResumeOfASessionWhoseAgentRunsOnAnotherLiveWorkerIsRefusedUntilThatWorkerIsGone() throws Exception {
     String token = harness.establishedSession("s1", WAITING_FOR_INPUT);
-    harness.fixtures.exec("UPDATE executors_running SET worker_instance = 'worker-z', status = 'running'"
+    harness.fixtures().exec("UPDATE executors_running SET worker_instance = 'worker-z', status = 'running'"
         + " WHERE session_id = ?", "s1");
     db.run(h -> new WorkerPresenceStore().beat(h, "worker-z", "test-host"));
     List<String> transitionsBefore = harness.transitions("s1");
@@ -141,7 +141,7 @@ public class ResumeConcurrencyTest {
     assertThat(harness.transitions("s1")).isEqualTo(transitionsBefore);
     assertThat(harness.lockHeld("s1")).isFalse();
 
-    harness.fixtures.exec("UPDATE worker_presence SET last_seen_at = now() - interval '2 minutes'");
+    harness.fixtures().exec("UPDATE worker_presence SET last_seen_at = now() - interval '2 minutes'");
     ResumeResult resumed = harness.resume("s1", ResumeMode.RESUME);
     assertThat(resumed.loaded()).isTrue();
     assertThat(resumed.providerSessionId()).isEqualTo(token);

@@ -73,7 +73,7 @@ public class ResumeFaultMatrixTest {
     AtomicInteger restores = new AtomicInteger();
     hooks.before("markStarting", () -> {
       marks.incrementAndGet();
-      harness.fixtures.exec("DELETE FROM task_sessions WHERE id = ?", "s1");
+      harness.fixtures().exec("DELETE FROM task_sessions WHERE id = ?", "s1");
     });
     hooks.before("restorePriorState", restores::incrementAndGet);
 
@@ -97,8 +97,8 @@ public class ResumeFaultMatrixTest {
     hooks.before("restorePriorState", () -> {
       // This resume's lock expired meanwhile and a newer resume took it over.
       if (restores.incrementAndGet() == 1) {
-        harness.fixtures.exec("DELETE FROM resume_locks WHERE session_id = ?", "s1");
-        assertThat(db.tx((Handle h) -> harness.locks.acquire(h, "s1", "newer-resume", Duration.ofMinutes(5))))
+        harness.fixtures().exec("DELETE FROM resume_locks WHERE session_id = ?", "s1");
+        assertThat(db.tx((Handle h) -> harness.locks().acquire(h, "s1", "newer-resume", Duration.ofMinutes(5))))
             .isPresent();
       }
     });
@@ -112,7 +112,7 @@ public class ResumeFaultMatrixTest {
     assertThat(failure.sessionState()).isEqualTo(SessionState.STARTING);
     assertThat(harness.state("s1")).isEqualTo(SessionState.STARTING);
     assertThat(harness.transitions("s1")).last().isEqualTo("FAILED>STARTING");
-    assertThat(db.tx((Handle h) -> harness.locks.current(h, "s1"))).hasValueSatisfying(
+    assertThat(db.tx((Handle h) -> harness.locks().current(h, "s1"))).hasValueSatisfying(
         lock -> assertThat(lock.owner()).isEqualTo("newer-resume"));
   }
 
@@ -131,7 +131,7 @@ public class ResumeFaultMatrixTest {
       SessionState prior, String method, boolean afterItRan, ResumeStep step) throws Exception {
     String token = harness.establishedSession("s1", prior);
     harness.gitHubBacked("s1", "github_app");
-    harness.fixtures.exec("UPDATE task_sessions SET metadata = jsonb_set(metadata, '{git_credential_snapshot}', ?::jsonb)",
+    harness.fixtures().exec("UPDATE task_sessions SET metadata = jsonb_set(metadata, '{git_credential_snapshot}', ?::jsonb)",
         OLD_SNAPSHOT);
     String snapshotBefore = harness.snapshotJson("s1");
     assertThat(snapshotBefore).contains("\"routedBy\": \"kandev-2.4\"", "1.50");
@@ -166,7 +166,7 @@ public class ResumeFaultMatrixTest {
   void aFailedResumePutsBackTheStoredSnapshotExactly(String stored) throws Exception {
     harness.establishedSession("s1", SessionState.FAILED);
     harness.gitHubBacked("s1", "github_app");
-    harness.fixtures.exec(stored.isEmpty()
+    harness.fixtures().exec(stored.isEmpty()
         ? "UPDATE task_sessions SET metadata = metadata - 'git_credential_snapshot'"
         : "UPDATE task_sessions SET metadata = jsonb_set(metadata, '{git_credential_snapshot}', '" + stored + "'::jsonb)");
     String before = harness.snapshotJson("s1");

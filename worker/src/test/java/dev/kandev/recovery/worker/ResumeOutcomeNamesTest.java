@@ -67,7 +67,7 @@ public class ResumeOutcomeNamesTest {
   }
 
   private WorkflowStub latest(String sessionId) {
-    return harness.client.newUntypedWorkflowStub(ResumeRequest.workflowId(sessionId));
+    return harness.client().newUntypedWorkflowStub(ResumeRequest.workflowId(sessionId));
   }
 
   private String outcome(String sessionId) {

@@ -68,7 +68,7 @@ public class ResumeSessionWorkflowTest {
     assertThat(failure.recoveryActions()).containsExactly(ResumeMode.RESUME, ResumeMode.START_FRESH);
     assertThat(failure.sessionState()).isEqualTo(FAILED);
     assertRecoverable("s1", FAILED, token);
-    assertThat(db.tx((Handle h) -> harness.sessions.get(h, "s1")).errorMessage()).contains("AGENT_EXITED_BEFORE_INITIALIZE");
+    assertThat(db.tx((Handle h) -> harness.sessions().get(h, "s1")).errorMessage()).contains("AGENT_EXITED_BEFORE_INITIALIZE");
     RecordedHistories.recordIfAsked(harness.history("s1"), "fewer-events-resume-launch-failure-compensated");
 
     harness.agentMode("normal");
@@ -113,7 +113,7 @@ public class ResumeSessionWorkflowTest {
     // The launched agent's own git asks the broker through the project's credential helper.
     String reply = harness.prompt("s1", "git-credential:github.com/acme/widgets").responseText();
     assertThat(reply).contains("username=x-access-token").doesNotContain("password-length=0");
-    assertThat(harness.github.issued()).hasSize(1);
+    assertThat(harness.github().issued()).hasSize(1);
     String leaseReply = harness.prompt("s1", "env:KANDEV_CREDENTIAL_LEASE").responseText();
     String leaseToken = leaseReply.replaceAll("(?s).*KANDEV_CREDENTIAL_LEASE=([A-Za-z0-9_-]{43}).*", "$1");
     assertThat(leaseToken).hasSize(43);
@@ -127,7 +127,7 @@ public class ResumeSessionWorkflowTest {
     harness.gitHubBacked("s1", "none");
     harness.resume("s1", ResumeMode.RESUME);
     harness.components().agentHost().stop("s1");
-    db.tx(h -> harness.sessions.transition(h, "s1", Set.of(WAITING_FOR_INPUT), FAILED, "test", "exited", Fence.none()));
+    db.tx(h -> harness.sessions().transition(h, "s1", Set.of(WAITING_FOR_INPUT), FAILED, "test", "exited", Fence.none()));
     assertThat(snapshot(harness.snapshotJson("s1")).path("policy").asText()).isEqualTo("none");
     snapshotsAtLaunch.clear();
 
@@ -147,7 +147,7 @@ public class ResumeSessionWorkflowTest {
   void credentialIssuanceFailingAfterStartingRestoresThePriorStateWithNoStaleStarting() throws Exception {
     String token = harness.establishedSession("s1", FAILED);
     // A repository of another workspace linked to the task: the broker refuses its scope.
-    harness.credentials.repository("repo-other", "ws-other", "github.com", "acme", "widgets")
+    harness.credentials().repository("repo-other", "ws-other", "github.com", "acme", "widgets")
         .link(ResumeHarness.taskOf("s1"), "repo-other", 0);
     harness.selectPolicy("github_app");
     statesAtLeaseBoundary.clear();
@@ -175,7 +175,7 @@ public class ResumeSessionWorkflowTest {
     String gone = "resume failed at LAUNCH_AGENT (AGENT_SESSION_NEW_FAILED): Start fresh cleared the stored conversation"
         + " (provider session " + old + "), which can no longer be resumed; ";
     assertThat(failure.message()).startsWith(gone);
-    assertThat(db.tx((Handle h) -> harness.sessions.get(h, "s1")).errorMessage()).startsWith(gone);
+    assertThat(db.tx((Handle h) -> harness.sessions().get(h, "s1")).errorMessage()).startsWith(gone);
 
     harness.agentMode("normal");
     ResumeResult fresh = harness.resume("s1", ResumeMode.START_FRESH);
@@ -194,7 +194,7 @@ public class ResumeSessionWorkflowTest {
     ResumeRequest fresh = new ResumeRequest("s1", ResumeMode.START_FRESH, "user", "cli");
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
 
-    int exit = ResumeCommand.follow(harness.resumes, fresh, Duration.ofMinutes(2), new PrintStream(bytes, true, StandardCharsets.UTF_8));
+    int exit = ResumeCommand.follow(harness.resumes(), fresh, Duration.ofMinutes(2), new PrintStream(bytes, true, StandardCharsets.UTF_8));
 
     List<String> out = bytes.toString(StandardCharsets.UTF_8).lines().toList();
     assertThat(exit).isOne();
@@ -222,7 +222,7 @@ public class ResumeSessionWorkflowTest {
   @Test
   void malformedStartsByTypeNameFailClearlyAndChangeNothing() throws Exception {
     harness.establishedSession("s1", FAILED);
-    String before = harness.fixtures.dump("task_sessions");
+    String before = harness.fixtures().dump("task_sessions");
 
     ApplicationFailure unknownMode = failureOf("resume-session-s1", Map.of("sessionId", "s1", "mode", "RESUME_PLEASE"));
     assertThat(unknownMode.getType()).isEqualTo("INVALID_REQUEST");
@@ -234,23 +234,23 @@ public class ResumeSessionWorkflowTest {
     ApplicationFailure unknownSession = failureOf("resume-session-nope", Map.of("sessionId", "nope", "mode", "RESUME"));
     assertThat(unknownSession.getType()).isEqualTo("SESSION_NOT_FOUND");
     assertThat(unknownSession.getOriginalMessage()).contains("unknown session 'nope'");
-    assertThat(harness.fixtures.dump("task_sessions")).isEqualTo(before);
+    assertThat(harness.fixtures().dump("task_sessions")).isEqualTo(before);
   }
 
   @Test
   void aStartByTypeNameWithANullOrNoInputFailsAtOnceAsAnInvalidRequest() throws Exception {
     harness.establishedSession("s1", FAILED);
-    String before = harness.fixtures.dump("task_sessions");
+    String before = harness.fixtures().dump("task_sessions");
 
     for (Object[] input : List.of(new Object[] {null}, new Object[0])) {
-      WorkflowStub stub = ByTypeName.start(harness.client, ResumeHarness.QUEUE, "ResumeSessionWorkflow",
+      WorkflowStub stub = ByTypeName.start(harness.client(), ResumeHarness.QUEUE, "ResumeSessionWorkflow",
           "resume-session-s1", input);
-      ApplicationFailure failure = ByTypeName.failure(harness.client, stub);
+      ApplicationFailure failure = ByTypeName.failure(harness.client(), stub);
       assertThat(failure.getType()).isEqualTo("INVALID_REQUEST");
       assertThat(failure.getOriginalMessage())
           .isEqualTo("a resume needs an input with a sessionId; the payload was null or missing; nothing was done");
     }
-    assertThat(harness.fixtures.dump("task_sessions")).isEqualTo(before);
+    assertThat(harness.fixtures().dump("task_sessions")).isEqualTo(before);
     assertThat(harness.lockHeld("s1")).isFalse();
   }
 
@@ -258,7 +258,7 @@ public class ResumeSessionWorkflowTest {
   void unknownFieldsInTheInputAreIgnored() throws Exception {
     String token = harness.establishedSession("s1", FAILED);
 
-    WorkflowStub stub = ByTypeName.start(harness.client, ResumeHarness.QUEUE, "ResumeSessionWorkflow", "resume-session-s1",
+    WorkflowStub stub = ByTypeName.start(harness.client(), ResumeHarness.QUEUE, "ResumeSessionWorkflow", "resume-session-s1",
         ByTypeName.json("{\"sessionId\": \"s1\", \"mode\": \"RESUME\", \"priority\": 3, \"origin\": {\"ui\": \"web\"}}"));
     ResumeResult result = stub.getResult(ByTypeName.AT_ONCE.toSeconds(), TimeUnit.SECONDS, ResumeResult.class);
 
@@ -275,7 +275,7 @@ public class ResumeSessionWorkflowTest {
   @Test
   void wrongJsonTypesAndMalformedJsonFailAtOnceInTheContractsWords() throws Exception {
     harness.establishedSession("s1", FAILED);
-    String before = harness.fixtures.dump("task_sessions");
+    String before = harness.fixtures().dump("task_sessions");
     Map<String, String> expected = Map.of(
         "{\"sessionId\": 42, \"mode\": \"RESUME\"}", "field 'sessionId' 42 is not a string",
         "{\"sessionId\": {\"id\": \"s1\"}, \"mode\": \"RESUME\"}", "field 'sessionId' must be a string",
@@ -285,22 +285,22 @@ public class ResumeSessionWorkflowTest {
 
     int n = 0;
     for (Map.Entry<String, String> input : expected.entrySet()) {
-      WorkflowStub stub = ByTypeName.start(harness.client, ResumeHarness.QUEUE, "ResumeSessionWorkflow",
+      WorkflowStub stub = ByTypeName.start(harness.client(), ResumeHarness.QUEUE, "ResumeSessionWorkflow",
           "resume-session-s1-" + n++, ByTypeName.json(input.getKey()));
-      ApplicationFailure failure = ByTypeName.failure(harness.client, stub);
+      ApplicationFailure failure = ByTypeName.failure(harness.client(), stub);
       assertThat(failure.getType()).as(input.getKey()).isEqualTo("INVALID_REQUEST");
       assertThat(failure.getOriginalMessage()).as(input.getKey())
           .startsWith("invalid ResumeSessionWorkflow input: " + input.getValue())
           .endsWith("; nothing was done");
       ByTypeName.assertReadableByAnyStarter(failure.getOriginalMessage());
     }
-    assertThat(harness.fixtures.dump("task_sessions")).isEqualTo(before);
+    assertThat(harness.fixtures().dump("task_sessions")).isEqualTo(before);
   }
 
   @Test
   void sessionIdsPastTheLimitsOrWithControlCharactersAreInvalidRequestsAndChangeNothing() throws Exception {
     harness.establishedSession("s1", FAILED);
-    String before = harness.fixtures.dump("task_sessions");
+    String before = harness.fixtures().dump("task_sessions");
     Map<String, String> expected = Map.of(
         "s".repeat(10_000), "sessionId is 10000 bytes long; at most 240 (UTF-8) are allowed; nothing was done",
         "é".repeat(128), "sessionId is 256 bytes long; at most 240 (UTF-8) are allowed; nothing was done",
@@ -315,10 +315,10 @@ public class ResumeSessionWorkflowTest {
       assertThat(failure.getType()).isEqualTo("INVALID_REQUEST");
       assertThat(failure.getOriginalMessage()).isEqualTo(id.getValue());
 
-      Throwable refused = catchThrowable(() -> harness.resumes.start(new ResumeRequest(id.getKey(), ResumeMode.RESUME, "user", "test")));
+      Throwable refused = catchThrowable(() -> harness.resumes().start(new ResumeRequest(id.getKey(), ResumeMode.RESUME, "user", "test")));
       assertThat(refused).isInstanceOf(InvalidRequestException.class).hasMessage(id.getValue());
       assertThat(((InvalidRequestException) refused).type()).isEqualTo("INVALID_REQUEST");
-      assertThat(ByTypeName.exists(harness.client, ResumeRequest.workflowId(id.getKey())))
+      assertThat(ByTypeName.exists(harness.client(), ResumeRequest.workflowId(id.getKey())))
           .as("the client started nothing").isFalse();
     }
 
@@ -327,12 +327,12 @@ public class ResumeSessionWorkflowTest {
     assertThat(longest.getBytes(StandardCharsets.UTF_8)).hasSize(240);
     assertThat(failureOf(ResumeRequest.workflowId(longest), Map.of("sessionId", longest, "mode", "RESUME")).getType())
         .isEqualTo("SESSION_NOT_FOUND");
-    assertThat(harness.fixtures.dump("task_sessions")).isEqualTo(before);
+    assertThat(harness.fixtures().dump("task_sessions")).isEqualTo(before);
   }
 
   private ApplicationFailure failureOf(String workflowId, Map<String, String> input) {
-    return ByTypeName.failure(harness.client,
-        ByTypeName.start(harness.client, ResumeHarness.QUEUE, "ResumeSessionWorkflow", workflowId, input));
+    return ByTypeName.failure(harness.client(),
+        ByTypeName.start(harness.client(), ResumeHarness.QUEUE, "ResumeSessionWorkflow", workflowId, input));
   }
 
   /** The session is back in {@code prior} with the same token, no lease, no lock, no STARTING. */

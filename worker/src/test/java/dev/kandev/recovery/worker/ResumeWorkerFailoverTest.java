@@ -116,11 +116,11 @@ public class ResumeWorkerFailoverTest {
     assertThat(result.providerSessionId()).isEqualTo(token);
     assertThat(harness.activityWorkers("s1")).contains("IssueCredentialLeaseForAttempt@worker-b (local)")
         .doesNotContain("IssueCredentialLeaseForAttempt@worker-a (local)");
-    assertThat(harness.fixtures.count("SELECT count(*) FROM credential_leases WHERE session_id = 's1'"))
+    assertThat(harness.fixtures().count("SELECT count(*) FROM credential_leases WHERE session_id = 's1'"))
         .as("one lease issued for the attempt, though its step ran twice").isOne();
-    String leaseId = harness.fixtures.string("SELECT id FROM credential_leases WHERE session_id = 's1'");
+    String leaseId = harness.fixtures().string("SELECT id FROM credential_leases WHERE session_id = 's1'");
     assertThat(harness.snapshotJson("s1")).contains(leaseId);
-    assertThat(harness.fixtures.count("SELECT count(*) FROM credential_leases WHERE id = ? AND token_hash IS NOT NULL"
+    assertThat(harness.fixtures().count("SELECT count(*) FROM credential_leases WHERE id = ? AND token_hash IS NOT NULL"
         + " AND revoked_at IS NULL", leaseId)).as("the launch minted that lease's token").isOne();
     String reply = harness.prompt("s1", "git-credential:github.com/acme/widgets").responseText();
     assertThat(reply).contains("username=x-access-token");

@@ -66,10 +66,10 @@ public class RuntimeUpdateWorkflowTest {
   private Map<String, String> corruptRuntimeWithNeighbours() throws Exception {
     world.installThroughNpx();
     harness.extractSibling(SIBLING_SPEC);
-    Files.createDirectories(harness.npm.cache().resolve("_npx/keep-me"));
-    Files.writeString(harness.npm.cache().resolve("_npx/keep-me/marker"), "keep");
+    Files.createDirectories(harness.npm().cache().resolve("_npx/keep-me"));
+    Files.writeString(harness.npm().cache().resolve("_npx/keep-me/marker"), "keep");
     harness.corrupt(SPEC);
-    return snapshot(harness.npm.cache());
+    return snapshot(harness.npm().cache());
   }
 
   private static void assertOnlyTheTreeWasReplaced(Map<String, String> before, Map<String, String> after, boolean reExtracted) {
@@ -90,7 +90,7 @@ public class RuntimeUpdateWorkflowTest {
   void corruptExtractedRuntimeIsRepairedOnceRetriedAndProbed() throws Exception {
     Map<String, String> before = corruptRuntimeWithNeighbours();
 
-    RuntimeUpdateClient.Job job = harness.updates.start(AGENT, "user:alice");
+    RuntimeUpdateClient.Job job = harness.updates().start(AGENT, "user:alice");
     RuntimeUpdateResult result = job.await(WAIT);
 
     assertThat(result.status()).as(String.join("\n", result.progress())).isEqualTo(RuntimeUpdateStatus.SUCCEEDED);
@@ -100,15 +100,15 @@ public class RuntimeUpdateWorkflowTest {
     assertThat(result.probe()).isEqualTo(new ProbeInfo("kandev-test-agent", "1.0.0", 1, true));
     assertThat(result.progress()).contains(
         "managed runtime cache appears stale; repairing execution cache",
-        "removed " + harness.npm.npxTree(SPEC),
+        "removed " + harness.npm().npxTree(SPEC),
         "retrying managed runtime update",
         "ACP initialize ok: kandev-test-agent 1.0.0, protocol version 1");
     assertThat(result.progress()).anyMatch(line -> line.contains("EJSONPARSE"));
 
-    Map<String, String> after = snapshot(harness.npm.cache());
+    Map<String, String> after = snapshot(harness.npm().cache());
     assertOnlyTheTreeWasReplaced(before, after, true);
-    assertThat(Files.size(harness.npm.npxTree(SPEC).resolve("package.json"))).isPositive();
-    assertThat(Files.size(harness.npm.npxTree(SPEC).resolve("node_modules/kandev-test-agent/bin/kandev-test-agent.js"))).isPositive();
+    assertThat(Files.size(harness.npm().npxTree(SPEC).resolve("package.json"))).isPositive();
+    assertThat(Files.size(harness.npm().npxTree(SPEC).resolve("node_modules/kandev-test-agent/bin/kandev-test-agent.js"))).isPositive();
 
     RuntimeJobRecord record = db.tx(h -> TestStores.runtimeJob(h, job.runId())).orElseThrow();
     assertThat(record.job().status()).isEqualTo(RuntimeJobStatus.SUCCEEDED);
@@ -131,9 +131,9 @@ public class RuntimeUpdateWorkflowTest {
   @Test
   void failedRepairRetryIsTerminalWithoutFurtherRetryOrBroadDeletion() throws Exception {
     Map<String, String> before = corruptRuntimeWithNeighbours();
-    harness.registry.stopServing(); // the package is gone from the registry: the retry cannot fetch it
+    harness.registry().stopServing(); // the package is gone from the registry: the retry cannot fetch it
 
-    RuntimeUpdateClient.Job job = harness.updates.start(AGENT, "user:alice");
+    RuntimeUpdateClient.Job job = harness.updates().start(AGENT, "user:alice");
     RuntimeUpdateResult result = job.await(WAIT);
 
     assertThat(result.status()).isEqualTo(RuntimeUpdateStatus.FAILED);
@@ -144,7 +144,7 @@ public class RuntimeUpdateWorkflowTest {
     assertThat(result.repair()).isEqualTo(RepairResult.REMOVED);
     assertThat(result.probe()).isNull();
 
-    assertOnlyTheTreeWasReplaced(before, snapshot(harness.npm.cache()), false);
+    assertOnlyTheTreeWasReplaced(before, snapshot(harness.npm().cache()), false);
 
     RuntimeJobRecord record = db.tx(h -> TestStores.runtimeJob(h, job.runId())).orElseThrow();
     assertThat(record.job().status()).isEqualTo(RuntimeJobStatus.FAILED);
@@ -167,13 +167,13 @@ public class RuntimeUpdateWorkflowTest {
     // the package's _npx/<key> is a symlink to a corrupt tree elsewhere: npm follows it and fails,
     // the repair refuses to touch it
     world.installThroughNpx();
-    Path elsewhere = harness.dir.resolve("elsewhere");
-    Files.move(harness.npm.npxTree(SPEC), elsewhere);
-    Files.createSymbolicLink(harness.npm.npxTree(SPEC), elsewhere);
+    Path elsewhere = harness.dir().resolve("elsewhere");
+    Files.move(harness.npm().npxTree(SPEC), elsewhere);
+    Files.createSymbolicLink(harness.npm().npxTree(SPEC), elsewhere);
     harness.corrupt(SPEC);
-    Map<String, String> before = snapshot(harness.dir);
+    Map<String, String> before = snapshot(harness.dir());
 
-    RuntimeUpdateClient.Job job = harness.updates.start(AGENT, "user:alice");
+    RuntimeUpdateClient.Job job = harness.updates().start(AGENT, "user:alice");
     RuntimeUpdateResult result = job.await(WAIT);
 
     assertThat(result.status()).isEqualTo(RuntimeUpdateStatus.FAILED);
@@ -186,7 +186,7 @@ public class RuntimeUpdateWorkflowTest {
     assertThat(job.progress().repair()).isEqualTo(RepairResult.REFUSED);
     assertThat(UpdateRuntimeCommand.outcomeLine(result)).isEqualTo("FAILED [RUNTIME_CACHE_REPAIR_FAILED]: "
         + result.error() + " (1 update attempt(s), repair: refused)");
-    Map<String, String> after = snapshot(harness.dir);
+    Map<String, String> after = snapshot(harness.dir());
     before.keySet().stream().filter(p -> !p.contains("_logs") && !p.contains("_cacache"))
         .forEach(path -> assertThat(after).as(path).containsEntry(path, before.get(path)));
     assertThat(scheduledTypes(harness.history(job.workflowId(), job.runId()))).containsExactly(
@@ -196,16 +196,16 @@ public class RuntimeUpdateWorkflowTest {
 
   @Test
   void aRepairThatFindsNothingToRemoveSaysSoAndIsNotReportedAsRepaired() throws Exception {
-    harness.registry.stopServing(); // never extracted, and the registry no longer has it: both updates fail
+    harness.registry().stopServing(); // never extracted, and the registry no longer has it: both updates fail
 
-    RuntimeUpdateClient.Job job = harness.updates.start(AGENT, "user:alice");
+    RuntimeUpdateClient.Job job = harness.updates().start(AGENT, "user:alice");
     RuntimeUpdateResult result = job.await(WAIT);
 
     assertThat(result.errorType()).isEqualTo(FailureType.RUNTIME_UPDATE_FAILED.type());
     assertThat(result.attempts()).isEqualTo(2);
     assertThat(result.repaired()).isFalse();
     assertThat(result.repair()).isEqualTo(RepairResult.NOTHING_TO_REMOVE);
-    assertThat(result.progress()).contains("nothing to remove at " + harness.npm.npxTree(SPEC));
+    assertThat(result.progress()).contains("nothing to remove at " + harness.npm().npxTree(SPEC));
     assertThat(db.tx((Handle h) -> TestStores.runtimeJob(h, job.runId())).orElseThrow().job().repaired()).isFalse();
     assertThat(UpdateRuntimeCommand.outcomeLine(result)).endsWith("(2 update attempt(s), repair: nothing to remove)");
   }
@@ -213,9 +213,9 @@ public class RuntimeUpdateWorkflowTest {
   @Test
   void healthyRuntimeIsUpdatedOnceWithoutRepairAndProbed() throws Exception {
     world.installThroughNpx();
-    Map<String, String> before = snapshot(harness.npm.npxTree(SPEC));
+    Map<String, String> before = snapshot(harness.npm().npxTree(SPEC));
 
-    RuntimeUpdateClient.Job job = harness.updates.start(AGENT, "user:bob");
+    RuntimeUpdateClient.Job job = harness.updates().start(AGENT, "user:bob");
     RuntimeUpdateResult result = job.await(WAIT);
 
     assertThat(result.status()).isEqualTo(RuntimeUpdateStatus.SUCCEEDED);
@@ -223,14 +223,14 @@ public class RuntimeUpdateWorkflowTest {
     assertThat(result.repaired()).isFalse();
     assertThat(result.repair()).isEqualTo(RepairResult.NOT_RUN);
     assertThat(result.probe().protocolVersion()).isEqualTo(1);
-    assertThat(snapshot(harness.npm.npxTree(SPEC)).keySet()).containsAll(before.keySet());
+    assertThat(snapshot(harness.npm().npxTree(SPEC)).keySet()).containsAll(before.keySet());
     assertThat(scheduledTypes(harness.history(job.workflowId(), job.runId()))).containsExactly(
         "RuntimeSaveJob", "RuntimeSaveJob", "RuntimeRunUpdate", "RuntimeSaveJob", "RuntimeProbeAcp", "RuntimeSaveJob");
   }
 
   @Test
   void failedProbeIsTerminalAndReportsNoSuccess() throws Exception {
-    RuntimeUpdateClient.Job job = harness.updates.start(TestAgents.BROKEN_ACP.agentId(), "user:bob");
+    RuntimeUpdateClient.Job job = harness.updates().start(TestAgents.BROKEN_ACP.agentId(), "user:bob");
     RuntimeUpdateResult result = job.await(WAIT);
 
     assertThat(result.status()).isEqualTo(RuntimeUpdateStatus.FAILED);
@@ -246,7 +246,7 @@ public class RuntimeUpdateWorkflowTest {
 
   @Test
   void unknownAgentIsRejectedBeforeAnythingRuns() throws Exception {
-    RuntimeUpdateClient.Job job = harness.updates.start("../../etc", "user:mallory");
+    RuntimeUpdateClient.Job job = harness.updates().start("../../etc", "user:mallory");
     RuntimeUpdateResult result = job.await(WAIT);
 
     assertThat(result.status()).isEqualTo(RuntimeUpdateStatus.FAILED);
@@ -255,39 +255,31 @@ public class RuntimeUpdateWorkflowTest {
     assertThat(result.attempts()).isZero();
     assertThat(scheduledTypes(harness.history(job.workflowId(), job.runId()))).isEmpty();
     assertThat(db.tx((Handle h) -> TestStores.runtimeJobsOf(h, "../../etc"))).isEmpty();
-    assertThat(harness.registry.requests()).isEmpty();
-    assertThat(harness.npm.cache().resolve("_npx")).doesNotExist();
+    assertThat(harness.registry().requests()).isEmpty();
+    assertThat(harness.npm().cache().resolve("_npx")).doesNotExist();
   }
 
   @Test
   void aStartByTypeNameWithANullOrNoInputFailsAtOnceAsAnInvalidRequest() throws Exception {
     for (Object[] input : List.of(new Object[] {null}, new Object[0])) {
-      WorkflowStub stub = ByTypeName.start(harness.client, RecoveryTaskQueue.DEFAULT, "RuntimeUpdateWorkflow",
-          "runtime-update-" + AGENT, input);
-      ApplicationFailure failure = ByTypeName.failure(harness.client, stub);
-      assertThat(failure.getType()).isEqualTo("INVALID_REQUEST");
-      assertThat(failure.getOriginalMessage())
-          .isEqualTo("a runtime update needs an input with an agentId; the payload was null or missing; nothing was done");
+      WorkflowStub stub = startByTypeName("runtime-update-" + AGENT, input);
+      assertInvalidRequest(stub,
+          "a runtime update needs an input with an agentId; the payload was null or missing; nothing was done");
     }
-    assertThat(db.tx((Handle h) -> TestStores.runtimeJobsOf(h, AGENT))).isEmpty();
-    assertThat(harness.registry.requests()).isEmpty();
+    assertNothingRan();
   }
 
   @Test
   void unknownFieldsAreIgnoredAndWrongTypesFailAtOnceInTheContractsWords() throws Exception {
-    WorkflowStub unknownField = ByTypeName.start(harness.client, RecoveryTaskQueue.DEFAULT, "RuntimeUpdateWorkflow",
-        "runtime-update-no-such-agent", ByTypeName.json("{\"agentId\": \"no-such-agent\", \"priority\": 1}"));
+    WorkflowStub unknownField = startByTypeName("runtime-update-no-such-agent",
+        ByTypeName.json("{\"agentId\": \"no-such-agent\", \"priority\": 1}"));
     // read, then refused for what it asks, not for how it is written
-    assertThat(ByTypeName.failure(harness.client, unknownField).getType()).isEqualTo(FailureType.RUNTIME_UNKNOWN_AGENT.type());
+    assertThat(ByTypeName.failure(harness.client(), unknownField).getType()).isEqualTo(FailureType.RUNTIME_UNKNOWN_AGENT.type());
 
-    WorkflowStub wrongType = ByTypeName.start(harness.client, RecoveryTaskQueue.DEFAULT, "RuntimeUpdateWorkflow",
-        "runtime-update-" + AGENT, ByTypeName.json("{\"agentId\": [\"" + AGENT + "\"], \"requestedBy\": \"go\"}"));
-    ApplicationFailure failure = ByTypeName.failure(harness.client, wrongType);
-    assertThat(failure.getType()).isEqualTo("INVALID_REQUEST");
-    assertThat(failure.getOriginalMessage())
-        .isEqualTo("invalid RuntimeUpdateWorkflow input: field 'agentId' must be a string; nothing was done");
-    assertThat(db.tx((Handle h) -> TestStores.runtimeJobsOf(h, AGENT))).isEmpty();
-    assertThat(harness.registry.requests()).isEmpty();
+    WorkflowStub wrongType = startByTypeName("runtime-update-" + AGENT,
+        ByTypeName.json("{\"agentId\": [\"" + AGENT + "\"], \"requestedBy\": \"go\"}"));
+    assertInvalidRequest(wrongType, "invalid RuntimeUpdateWorkflow input: field 'agentId' must be a string; nothing was done");
+    assertNothingRan();
   }
 
   @Test
@@ -299,18 +291,15 @@ public class RuntimeUpdateWorkflowTest {
 
     int n = 0;
     for (Map.Entry<String, String> id : expected.entrySet()) {
-      WorkflowStub byTypeName = ByTypeName.start(harness.client, RecoveryTaskQueue.DEFAULT, "RuntimeUpdateWorkflow",
-          "runtime-update-bad-" + n++, Map.of("agentId", id.getKey(), "requestedBy", "go"));
-      ApplicationFailure failure = ByTypeName.failure(harness.client, byTypeName);
-      assertThat(failure.getType()).isEqualTo("INVALID_REQUEST");
-      assertThat(failure.getOriginalMessage()).isEqualTo(id.getValue());
+      WorkflowStub byTypeName = startByTypeName("runtime-update-bad-" + n++, Map.of("agentId", id.getKey(), "requestedBy", "go"));
+      assertInvalidRequest(byTypeName, id.getValue());
 
-      assertThatThrownBy(() -> harness.updates.start(id.getKey(), "user:alice"))
+      assertThatThrownBy(() -> harness.updates().start(id.getKey(), "user:alice"))
           .isInstanceOf(InvalidRequestException.class).hasMessage(id.getValue());
-      assertThat(ByTypeName.exists(harness.client, RuntimeUpdateWorkflow.workflowId(id.getKey()))).isFalse();
+      assertThat(ByTypeName.exists(harness.client(), RuntimeUpdateWorkflow.workflowId(id.getKey()))).isFalse();
     }
     assertThat(db.fixtures().count("SELECT count(*) FROM runtime_update_jobs")).isZero();
-    assertThat(harness.registry.requests()).isEmpty();
+    assertThat(harness.registry().requests()).isEmpty();
   }
 
   @Test
@@ -318,7 +307,7 @@ public class RuntimeUpdateWorkflowTest {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
 
     int exit = UpdateRuntimeCommand.follow(
-        harness.updates, new RuntimeUpdateRequest("opencode-acp\n", "cli:test"), WAIT, new PrintStream(bytes, true, StandardCharsets.UTF_8));
+        harness.updates(), new RuntimeUpdateRequest("opencode-acp\n", "cli:test"), WAIT, new PrintStream(bytes, true, StandardCharsets.UTF_8));
 
     assertThat(exit).isEqualTo(2);
     assertThat(bytes.toString(StandardCharsets.UTF_8))
@@ -328,8 +317,7 @@ public class RuntimeUpdateWorkflowTest {
   @Test
   void aStartByTypeNameGetsEveryDocumentedSearchAttributeFromTheWorkflowItself() throws Exception {
     world.installThroughNpx();
-    WorkflowStub healthy = ByTypeName.start(harness.client, RecoveryTaskQueue.DEFAULT, "RuntimeUpdateWorkflow",
-        RuntimeUpdateWorkflow.workflowId(AGENT), Map.of("agentId", AGENT, "requestedBy", "go"));
+    WorkflowStub healthy = startByTypeName(RuntimeUpdateWorkflow.workflowId(AGENT), Map.of("agentId", AGENT, "requestedBy", "go"));
     assertThat(healthy.getResult(WAIT.toSeconds(), TimeUnit.SECONDS, RuntimeUpdateResult.class).status())
         .isEqualTo(RuntimeUpdateStatus.SUCCEEDED);
     SearchAttributes attributes = healthy.describe().getTypedSearchAttributes();
@@ -338,9 +326,8 @@ public class RuntimeUpdateWorkflowTest {
     RuntimeUpdateHarness.recordIfAsked(harness.history(healthy.getExecution().getWorkflowId(),
         healthy.getExecution().getRunId()), "by-type-name");
 
-    WorkflowStub unknown = ByTypeName.start(harness.client, RecoveryTaskQueue.DEFAULT, "RuntimeUpdateWorkflow",
-        RuntimeUpdateWorkflow.workflowId("no-such-agent"), Map.of("agentId", "no-such-agent"));
-    assertThat(ByTypeName.failure(harness.client, unknown).getType()).isEqualTo(FailureType.RUNTIME_UNKNOWN_AGENT.type());
+    WorkflowStub unknown = startByTypeName(RuntimeUpdateWorkflow.workflowId("no-such-agent"), Map.of("agentId", "no-such-agent"));
+    assertThat(ByTypeName.failure(harness.client(), unknown).getType()).isEqualTo(FailureType.RUNTIME_UNKNOWN_AGENT.type());
     attributes = unknown.describe().getTypedSearchAttributes();
     assertThat(attributes.get(RecoverySearchAttributes.AGENT_ID)).isEqualTo("no-such-agent");
     assertThat(attributes.get(RecoverySearchAttributes.OUTCOME)).isEqualTo("failed");
@@ -348,19 +335,19 @@ public class RuntimeUpdateWorkflowTest {
 
   @Test
   void aSecondStartWhileAnUpdateRunsAttachesToIt() throws Exception {
-    harness.registry.hold();
-    RuntimeUpdateClient.Job first = harness.updates.start(AGENT, "user:alice");
-    Await.until(() -> !harness.registry.requests().isEmpty(), WAIT, "the first update to reach the registry");
+    harness.registry().hold();
+    RuntimeUpdateClient.Job first = harness.updates().start(AGENT, "user:alice");
+    Await.until(() -> !harness.registry().requests().isEmpty(), WAIT, "the first update to reach the registry");
 
-    RuntimeUpdateClient.Job second = harness.updates.start(AGENT, "user:bob");
+    RuntimeUpdateClient.Job second = harness.updates().start(AGENT, "user:bob");
     assertThat(second.runId()).isEqualTo(first.runId());
     assertThat(second.progress().status()).isEqualTo(RuntimeJobStatus.UPDATING);
-    harness.registry.release();
+    harness.registry().release();
 
     assertThat(first.await(WAIT).status()).isEqualTo(RuntimeUpdateStatus.SUCCEEDED);
     assertThat(db.tx((Handle h) -> TestStores.runtimeJobsOf(h, AGENT))).hasSize(1).allMatch(row -> row.job().requestedBy().equals("user:alice"));
 
-    RuntimeUpdateClient.Job later = harness.updates.start(AGENT, "user:bob");
+    RuntimeUpdateClient.Job later = harness.updates().start(AGENT, "user:bob");
     assertThat(later.runId()).as("a closed job is not reused: a retry is a new job").isNotEqualTo(first.runId());
     assertThat(later.await(WAIT).status()).isEqualTo(RuntimeUpdateStatus.SUCCEEDED);
   }
@@ -372,7 +359,7 @@ public class RuntimeUpdateWorkflowTest {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
 
     int exit = UpdateRuntimeCommand.follow(
-        harness.updates, new RuntimeUpdateRequest(AGENT, "cli:test"), WAIT, new PrintStream(bytes, true, StandardCharsets.UTF_8));
+        harness.updates(), new RuntimeUpdateRequest(AGENT, "cli:test"), WAIT, new PrintStream(bytes, true, StandardCharsets.UTF_8));
 
     List<String> out = bytes.toString(StandardCharsets.UTF_8).lines().toList();
     assertThat(exit).isZero();
@@ -392,7 +379,7 @@ public class RuntimeUpdateWorkflowTest {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
 
     int exit = UpdateRuntimeCommand.follow(
-        harness.updates, new RuntimeUpdateRequest("no-such-agent", "cli:test"), WAIT, new PrintStream(bytes, true, StandardCharsets.UTF_8));
+        harness.updates(), new RuntimeUpdateRequest("no-such-agent", "cli:test"), WAIT, new PrintStream(bytes, true, StandardCharsets.UTF_8));
 
     assertThat(exit).isOne();
     assertThat(bytes.toString(StandardCharsets.UTF_8)).contains("FAILED [RUNTIME_UNKNOWN_AGENT]: unknown agent 'no-such-agent'");
@@ -408,5 +395,23 @@ public class RuntimeUpdateWorkflowTest {
     assertThat(history.getEvents().stream()
         .filter(e -> e.hasActivityTaskStartedEventAttributes())
         .allMatch(e -> e.getActivityTaskStartedEventAttributes().getAttempt() == 1)).isTrue();
+  }
+
+  /** Starts RuntimeUpdateWorkflow by its type name, as a starter in another language does. */
+  private WorkflowStub startByTypeName(String workflowId, Object... input) {
+    return ByTypeName.start(harness.client(), RecoveryTaskQueue.DEFAULT, "RuntimeUpdateWorkflow", workflowId, input);
+  }
+
+  /** The run failed at once as an invalid request that says {@code message}. */
+  private void assertInvalidRequest(WorkflowStub stub, String message) {
+    ApplicationFailure failure = ByTypeName.failure(harness.client(), stub);
+    assertThat(failure.getType()).isEqualTo("INVALID_REQUEST");
+    assertThat(failure.getOriginalMessage()).isEqualTo(message);
+  }
+
+  /** No job was recorded for the agent and npm never asked the registry. */
+  private void assertNothingRan() {
+    assertThat(db.tx((Handle h) -> TestStores.runtimeJobsOf(h, AGENT))).isEmpty();
+    assertThat(harness.registry().requests()).isEmpty();
   }
 }

@@ -86,7 +86,7 @@ final class AgentLauncher {
     RunningAgent agent = start(request, profile);
     try {
       SessionHandshake.Served served =
-          handshake.run(agent, identity, request.workspace().toAbsolutePath().normalize(), request.fence());
+          handshake.openSession(agent, identity, request.workspace().toAbsolutePath().normalize(), request.fence());
       takeOver(agent, request);
       log.info("session {}: agent {} {} serves provider session {} ({}, {} messages replayed)",
           sessionId, served.agent().name(), served.agent().version(), agent.providerSessionId(),

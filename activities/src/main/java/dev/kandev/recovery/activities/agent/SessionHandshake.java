@@ -57,7 +57,7 @@ final class SessionHandshake {
    * @throws AgentLaunchException the handshake failed; the child is gone and the token untouched
    * @throws java.util.concurrent.CancellationException the launching thread was interrupted
    */
-  Served run(RunningAgent agent, SessionIdentity identity, Path workspace, Fence fence) {
+  Served openSession(RunningAgent agent, SessionIdentity identity, Path workspace, Fence fence) {
     Span span = Spans.start("acp.handshake");
     try (Scope scope = span.makeCurrent()) {
       Served served = serve(agent, identity, workspace, fence);

@@ -25,10 +25,6 @@ public final class OwnProcessSession {
 
   private OwnProcessSession() {}
 
-  public static boolean available() {
-    return SETSID.isPresent();
-  }
-
   /**
    * The command that starts {@code argv} in its own session. The program is resolved here, as the
    * JDK would (the worker's PATH; a name with a slash against the working directory), so a program

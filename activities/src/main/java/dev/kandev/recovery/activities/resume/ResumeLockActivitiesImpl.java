@@ -9,18 +9,12 @@ import dev.kandev.recovery.workflows.resume.ResumeLockActivities;
 import java.time.Duration;
 import java.util.Optional;
 
-public final class ResumeLockActivitiesImpl implements ResumeLockActivities {
-  private final Transactions transactions;
-  private final ResumeLockStore locks;
-  private final Duration ttl;
-
-  /** @param ttl how long a lock outlives a resume whose process vanished; longer than any resume. */
-  public ResumeLockActivitiesImpl(Transactions transactions, ResumeLockStore locks, Duration ttl) {
-    this.transactions = transactions;
-    this.locks = locks;
-    this.ttl = ttl;
-  }
-
+/**
+ * The resume lock's activities on {@code locks}; {@code ttl} is how long a lock outlives a resume
+ * whose process vanished, longer than any resume.
+ */
+public record ResumeLockActivitiesImpl(Transactions transactions, ResumeLockStore locks, Duration ttl)
+    implements ResumeLockActivities {
   @Override
   public Fence acquireResumeLock(String sessionId, String owner) {
     // The holder is read in the same transaction as the refused acquisition, so it is the one that refused it.

@@ -5,15 +5,7 @@ import java.nio.file.Path;
 import java.util.List;
 
 /** npm's cache root, as npm itself reports it ({@code npm config get cache}, direct argv). */
-public final class NpmCacheRoot {
-  private final NpmSettings settings;
-  private final CommandRunner runner;
-
-  public NpmCacheRoot(NpmSettings settings, CommandRunner runner) {
-    this.settings = settings;
-    this.runner = runner;
-  }
-
+public record NpmCacheRoot(NpmSettings settings, CommandRunner runner) {
   public Path resolve() throws CacheRepairException {
     CommandResult result;
     try {

@@ -84,13 +84,8 @@ class NpmLaunchTest {
 
   @Test
   void aMissingPackageJsonFallsBackToNpxWhichStillStartsTheAgent() throws Exception {
-    Files.delete(packageDir.resolve("package.json"));
-    Map<String, String> before = cacheWithoutLogs();
+    NpmLaunch.Plan plan = planWithout("package.json", "its package.json is missing");
 
-    NpmLaunch.Plan plan = launch.plan(AGENT);
-
-    assertFellBackToNpx(AGENT, plan, "its package.json is missing");
-    assertThat(cacheWithoutLogs()).as("deciding wrote nothing").isEqualTo(before);
     assertThat(probe(plan).agentName()).isEqualTo(SPEC);
     // npx itself (not this code) restores a package.json its tree lacks, as it did before this change
     assertThat(packageDir.resolve("package.json")).isRegularFile();
@@ -98,15 +93,25 @@ class NpmLaunchTest {
 
   @Test
   void aMissingBinFallsBackToNpxWhichFailsAsBefore() throws Exception {
-    Files.delete(packageDir.resolve("bin/kandev-test-agent.js"));
+    NpmLaunch.Plan plan = planWithout("bin/kandev-test-agent.js", "its bin bin/kandev-test-agent.js is missing");
     Map<String, String> before = cacheWithoutLogs();
 
-    NpmLaunch.Plan plan = launch.plan(AGENT);
-
-    assertFellBackToNpx(AGENT, plan, "its bin bin/kandev-test-agent.js is missing");
     assertThatThrownBy(() -> probe(plan)).isInstanceOf(AcpProbe.ProbeFailedException.class)
         .hasMessageContaining("before answering initialize");
     assertThat(cacheWithoutLogs()).isEqualTo(before);
+  }
+
+  /**
+   * Deletes {@code file} of the installed package and plans the launch: it falls back to npx for
+   * {@code reason}, and deciding so writes nothing into the cache.
+   */
+  private NpmLaunch.Plan planWithout(String file, String reason) throws Exception {
+    Files.delete(packageDir.resolve(file));
+    Map<String, String> before = cacheWithoutLogs();
+    NpmLaunch.Plan plan = launch.plan(AGENT);
+    assertFellBackToNpx(AGENT, plan, reason);
+    assertThat(cacheWithoutLogs()).as("deciding wrote nothing").isEqualTo(before);
+    return plan;
   }
 
   @Test

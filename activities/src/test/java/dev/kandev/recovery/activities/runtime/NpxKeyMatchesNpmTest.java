@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kandev.recovery.activities.testing.LocalNpmRegistry;
 import dev.kandev.recovery.activities.testing.NpmSandbox;
-import dev.kandev.recovery.activities.testing.TestAgentPackage;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -18,8 +17,7 @@ class NpxKeyMatchesNpmTest {
 
   @Test
   void npxExtractsARegistrySpecIntoTheDirectoryOurKeyNames() throws Exception {
-    try (LocalNpmRegistry registry =
-        LocalNpmRegistry.serve(TestAgentPackage.NAME, TestAgentPackage.VERSION, TestAgentPackage.pack(dir))) {
+    try (LocalNpmRegistry registry = LocalNpmRegistry.serveTestAgent(dir)) {
       NpmSandbox sandbox = NpmSandbox.in(dir, registry.url());
       NpmSettings npm = sandbox.settings();
       CommandRunner runner = new CommandRunner();

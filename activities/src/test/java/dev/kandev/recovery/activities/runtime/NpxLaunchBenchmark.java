@@ -39,8 +39,7 @@ class NpxLaunchBenchmark {
 
   @Test
   void npxAgainstTheInstalledBin() throws Exception {
-    try (LocalNpmRegistry registry =
-        LocalNpmRegistry.serve(TestAgentPackage.NAME, TestAgentPackage.VERSION, TestAgentPackage.pack(dir))) {
+    try (LocalNpmRegistry registry = LocalNpmRegistry.serveTestAgent(dir)) {
       NpmSandbox sandbox = NpmSandbox.in(dir, registry.url());
       List<String> npx = sandbox.settings().launchCommand(TestAgentPackage.NAME, List.of());
       long firstInstall = launchToInitialize(npx, sandbox); // the first npx fetches and installs the tree

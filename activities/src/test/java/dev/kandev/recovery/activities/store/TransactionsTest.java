@@ -8,6 +8,7 @@ import dev.kandev.recovery.activities.testing.TestDatabase;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.time.Duration;
+import java.util.function.BiFunction;
 import dev.kandev.recovery.workflows.model.SessionState;
 import org.jdbi.v3.core.Handle;
 import org.junit.jupiter.api.BeforeEach;
@@ -30,26 +31,23 @@ class TransactionsTest {
     db.fixtures().exec("UPDATE task_sessions SET error_message = ? WHERE id = 's1'", error);
   }
 
-  @Test
-  void aSnapshotSeesOneStateWhileOthersCommit() {
-    String[] reads = db.transactions().inSnapshot("read twice", h -> {
+  /** Reads the error twice in one transaction {@code opened} opens, another committing a change between the reads. */
+  private String[] readTwiceAroundACommit(BiFunction<String, Transactions.Work<String[]>, String[]> opened) {
+    return opened.apply("read twice", h -> {
       String first = errorOf(h);
       commitElsewhere("changed meanwhile");
       return new String[] {first, errorOf(h)};
     });
+  }
 
-    assertThat(reads).containsExactly("", "");
+  @Test
+  void aSnapshotSeesOneStateWhileOthersCommit() {
+    assertThat(readTwiceAroundACommit(db.transactions()::inSnapshot)).containsExactly("", "");
   }
 
   @Test
   void aPlainTransactionSeesWhatOthersCommitted() {
-    String[] reads = db.transactions().inTransaction("read twice", h -> {
-      String first = errorOf(h);
-      commitElsewhere("changed meanwhile");
-      return new String[] {first, errorOf(h)};
-    });
-
-    assertThat(reads).containsExactly("", "changed meanwhile");
+    assertThat(readTwiceAroundACommit(db.transactions()::inTransaction)).containsExactly("", "changed meanwhile");
   }
 
   @Test

@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Base64;
@@ -35,6 +36,11 @@ public final class LocalNpmRegistry implements AutoCloseable {
     this.name = name;
     this.version = version;
     this.tarball = tarball;
+  }
+
+  /** The test agent's package, packed into {@code dir}, as the registry's one package. */
+  public static LocalNpmRegistry serveTestAgent(Path dir) throws IOException, InterruptedException {
+    return serve(TestAgentPackage.NAME, TestAgentPackage.VERSION, TestAgentPackage.pack(dir));
   }
 
   public static LocalNpmRegistry serve(String name, String version, byte[] tarball) throws IOException {

@@ -26,8 +26,7 @@ import picocli.CommandLine.Spec;
     name = "resumes",
     mixinStandardHelpOptions = true,
     description = {"List resumes, newest first, from Temporal's visibility store (a query on the search attributes).",
-        "Environment: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TEMPORAL_TLS, TEMPORAL_TLS_*,",
-        "TEMPORAL_PROFILE, TEMPORAL_CONFIG_FILE, KANDEV_TASK_QUEUE."})
+        HelpText.TEMPORAL_ENVIRONMENT + "."})
 public final class ListResumesCommand implements Callable<Integer> {
   private static final List<String> OUTCOMES = outcomes();
   @Spec CommandSpec spec;

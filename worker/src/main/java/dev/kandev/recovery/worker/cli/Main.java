@@ -1,6 +1,6 @@
 package dev.kandev.recovery.worker.cli;
 
-import dev.kandev.recovery.worker.BuildInfo;
+import dev.kandev.recovery.worker.config.BuildInfo;
 import dev.kandev.recovery.worker.tracing.Tracing;
 import dev.kandev.recovery.workflows.ContractVersion;
 import io.opentelemetry.sdk.autoconfigure.spi.ConfigurationException;

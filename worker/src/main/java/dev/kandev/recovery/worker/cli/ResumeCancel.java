@@ -44,7 +44,7 @@ final class ResumeCancel {
     ResumeHandle handle = client.attach(sessionId, run.getRunId());
     handle.cancel();
     out.printf("cancelling %s (run %s): it undoes what it did, then ends%n", workflowId, run.getRunId());
-    return ResumeCommand.outcome(handle, deadline, timeout, out, queues, taskQueue, sessionId, ExitCodes.OK);
+    return ResumeOutcomeWait.await(handle, deadline, timeout, out, queues, taskQueue, sessionId, ExitCodes.OK);
   }
 
   private static Optional<WorkflowExecution> running(WorkflowClient workflows, String workflowId) {

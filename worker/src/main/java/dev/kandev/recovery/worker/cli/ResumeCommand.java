@@ -4,14 +4,9 @@ import dev.kandev.recovery.worker.config.Settings;
 import dev.kandev.recovery.worker.temporal.TemporalConnection;
 import dev.kandev.recovery.workflows.client.ResumeClient;
 import dev.kandev.recovery.workflows.client.ResumeConflictException;
-import dev.kandev.recovery.workflows.client.ResumeFailedException;
 import dev.kandev.recovery.workflows.client.ResumeHandle;
-import dev.kandev.recovery.workflows.resume.ResumeFailure;
 import dev.kandev.recovery.workflows.resume.ResumeMode;
 import dev.kandev.recovery.workflows.resume.ResumeRequest;
-import dev.kandev.recovery.workflows.resume.ResumeResult;
-import io.temporal.client.WorkflowFailedException;
-import io.temporal.failure.CanceledFailure;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -32,8 +27,7 @@ import picocli.CommandLine.Parameters;
     mixinStandardHelpOptions = true,
     description = "Resume a task session in its agent's own conversation (or --fresh: start a new one; --cancel: end"
         + " the one that runs).",
-    footer = {"", "Environment: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TEMPORAL_TLS, TEMPORAL_TLS_*,",
-        "TEMPORAL_PROFILE, TEMPORAL_CONFIG_FILE, KANDEV_TASK_QUEUE.",
+    footer = {"", HelpText.TEMPORAL_ENVIRONMENT + ".",
         "Exit codes: 0 resumed (--cancel: ended), 1 the resume failed, 2 usage, 3 refused (a resume of the other mode",
         "runs), 4 unexpected error, 5 Temporal unreachable, 7 no outcome within --timeout (the resume runs on)."})
 public final class ResumeCommand extends StarterCommand {
@@ -50,12 +44,15 @@ public final class ResumeCommand extends StarterCommand {
   @Option(names = "--reason", defaultValue = "user", description = "Why (default: ${DEFAULT-VALUE}).")
   String reason;
 
-  @Option(names = "--requested-by", defaultValue = "cli", description = "Who asks (default: ${DEFAULT-VALUE}).")
-  String requestedBy;
+  @Override
+  String defaultRequester() {
+    return "cli";
+  }
 
-  @Option(names = "--timeout", defaultValue = "10m",
-      description = "How long to wait for the outcome: seconds, 90s, 15m, 2h or ISO-8601 (default: ${DEFAULT-VALUE}).")
-  Duration timeout;
+  @Override
+  String defaultTimeout() {
+    return "10m";
+  }
 
   @Override
   void checkArguments() {
@@ -66,7 +63,7 @@ public final class ResumeCommand extends StarterCommand {
   }
 
   @Override
-  int run(Settings settings, TemporalConnection temporal) throws InterruptedException {
+  int runConnected(Settings settings, TemporalConnection temporal) throws InterruptedException {
     ResumeClient client = new ResumeClient(temporal.client, settings.taskQueue());
     TaskQueues queues = taskQueues(settings, temporal);
     if (cancel) {
@@ -110,55 +107,6 @@ public final class ResumeCommand extends StarterCommand {
     }
     out.printf("%s %s (run %s)%n", request.mode() == ResumeMode.START_FRESH ? "starting fresh" : "resuming",
         handle.workflowId(), handle.runId());
-    return outcome(handle, deadline, timeout, out, queues, taskQueue, request.sessionId(), ExitCodes.FAILED);
-  }
-
-  /**
-   * Waits for the run's outcome until {@code deadline} (System.nanoTime) and prints it; returns the
-   * exit code ({@code cancelled} for a cancelled resume).
-   */
-  static int outcome(ResumeHandle handle, long deadline, Duration timeout, PrintStream out, TaskQueues queues,
-      String taskQueue, String sessionId, int cancelled) throws InterruptedException {
-    CompletableFuture<ResumeResult> result = CompletableFuture.supplyAsync(() -> {
-      try {
-        return handle.await(timeout);
-      } catch (TimeoutException e) {
-        throw new IllegalStateException("no outcome after " + timeout);
-      }
-    });
-    ResumeProgressPrinter progress = new ResumeProgressPrinter(handle, out, queues, taskQueue, sessionId);
-    try {
-      ResumeResult done = result.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-      progress.close();
-      out.printf("outcome: %s — session %s is %s, provider session %s (%s)%n", done.outcome(), done.sessionId(),
-          done.finalState(), done.providerSessionId(), done.loaded() ? "loaded" : "newly created");
-      return ExitCodes.OK;
-    } catch (TimeoutException | ExecutionException e) {
-      progress.close();
-      Throwable cause = e instanceof ExecutionException ? e.getCause() : null;
-      if (cause instanceof ResumeFailedException failed) {
-        ResumeFailure f = failed.failure();
-        out.printf("outcome: FAILED at %s (%s) — %s%n", f.step(), f.failureType(),
-            f.sessionState() == null ? "nothing was changed" : "session " + f.sessionId() + " is " + f.sessionState());
-        if (progress.printed() == 0) {
-          out.println("  " + f.message());
-        }
-        out.println("  recovery actions: " + (f.recoveryActions().isEmpty() ? "none" : f.recoveryActions()));
-        return ExitCodes.FAILED;
-      }
-      if (cause instanceof WorkflowFailedException wf && wf.getCause() instanceof CanceledFailure) {
-        out.println("outcome: CANCELLED — the resume of session " + sessionId + " undid what it had done and ended");
-        return cancelled;
-      }
-      if (cause == null || cause instanceof IllegalStateException) {
-        out.println("outcome: none within " + CliDuration.format(timeout) + " — the resume runs on"
-            + (progress.noWorkerPolls() ? " (no worker polls task queue " + taskQueue + ")" : "")
-            + ": follow it again with kandev-recovery resume " + sessionId
-            + ", or end it with kandev-recovery resume --cancel " + sessionId);
-        return ExitCodes.TIMED_OUT;
-      }
-      out.println("outcome: ERROR — " + cause.getMessage());
-      return ExitCodes.ERROR;
-    }
+    return ResumeOutcomeWait.await(handle, deadline, timeout, out, queues, taskQueue, request.sessionId(), ExitCodes.FAILED);
   }
 }

@@ -45,7 +45,7 @@ final class ResumeProgressPrinter implements AutoCloseable {
     this.queues = queues;
     this.taskQueue = taskQueue;
     this.sessionId = sessionId;
-    this.thread = new Thread(this::run, "resume-progress");
+    this.thread = new Thread(this::printUntilClosed, "resume-progress");
     thread.setDaemon(true);
     thread.start();
   }
@@ -57,7 +57,7 @@ final class ResumeProgressPrinter implements AutoCloseable {
     }
   }
 
-  private void run() {
+  private void printUntilClosed() {
     long lastQueueLook = Long.MIN_VALUE / 2;
     while (true) {
       boolean last = stopping;

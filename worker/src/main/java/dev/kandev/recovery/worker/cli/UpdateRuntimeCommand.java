@@ -29,24 +29,26 @@ import picocli.CommandLine.Parameters;
     name = "update-runtime",
     mixinStandardHelpOptions = true,
     description = "Update the managed npm runtime of a built-in agent (RuntimeUpdateWorkflow) and show its progress.",
-    footer = {"", "Environment: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TEMPORAL_TLS, TEMPORAL_TLS_*,",
-        "TEMPORAL_PROFILE, TEMPORAL_CONFIG_FILE, KANDEV_TASK_QUEUE, KANDEV_HOST.",
+    footer = {"", HelpText.TEMPORAL_ENVIRONMENT + ", KANDEV_HOST.",
         "Exit codes: 0 updated, 1 the update failed, 2 usage (e.g. not a built-in agent), 4 unexpected error,",
         "5 Temporal unreachable, 7 no outcome within --timeout (the update runs on)."})
 public final class UpdateRuntimeCommand extends StarterCommand {
   @Parameters(index = "0", paramLabel = "AGENT", description = "Built-in agent id, e.g. opencode-acp.")
   String agentId;
 
-  @Option(names = "--requested-by", description = "Recorded in the job. Default: cli:$USER.")
-  String requestedBy;
-
   @Option(names = "--host", description = "The executor host whose runtime is updated (its workers run the npm steps)."
       + " Default: KANDEV_HOST, else this machine's name.")
   String host;
 
-  @Option(names = "--timeout", defaultValue = "15m",
-      description = "How long to follow the job: seconds, 90s, 15m, 2h or ISO-8601. Default: ${DEFAULT-VALUE}.")
-  Duration timeout;
+  @Override
+  String defaultRequester() {
+    return "cli:" + System.getProperty("user.name", "unknown");
+  }
+
+  @Override
+  String defaultTimeout() {
+    return "15m";
+  }
 
   @Override
   void checkArguments() {
@@ -58,9 +60,8 @@ public final class UpdateRuntimeCommand extends StarterCommand {
   }
 
   @Override
-  int run(Settings settings, TemporalConnection temporal) throws Exception {
-    String who = requestedBy != null ? requestedBy : "cli:" + System.getProperty("user.name", "unknown");
-    RuntimeUpdateRequest request = new RuntimeUpdateRequest(agentId, who, host != null ? host : settings.host());
+  int runConnected(Settings settings, TemporalConnection temporal) throws Exception {
+    RuntimeUpdateRequest request = new RuntimeUpdateRequest(agentId, requestedBy, host != null ? host : settings.host());
     RuntimeUpdateClient client = new RuntimeUpdateClient(temporal.client, settings.taskQueue());
     if (!taskQueues(settings, temporal).polled(settings.taskQueue(), false).orElse(true)) {
       System.out.println("waiting: no worker polls task queue " + settings.taskQueue() + ", so nothing runs this update"

@@ -6,12 +6,11 @@ import dev.kandev.recovery.activities.agent.AgentHostSettings;
 import dev.kandev.recovery.activities.credentials.github.GitHubAppSettings;
 import dev.kandev.recovery.activities.runtime.NpmSettings;
 import dev.kandev.recovery.activities.store.DatabaseSettings;
-import dev.kandev.recovery.worker.BuildInfo;
 import dev.kandev.recovery.worker.dev.DevSettings;
 import dev.kandev.recovery.worker.events.KandevBusSettings;
 import dev.kandev.recovery.worker.limits.LaunchLimits;
 import dev.kandev.recovery.worker.retention.RetentionSettings;
-import dev.kandev.recovery.workflows.HostWait;
+import dev.kandev.recovery.workflows.HostWaitBounds;
 import dev.kandev.recovery.workflows.RecoveryIds;
 import dev.kandev.recovery.workflows.RecoveryTaskQueue;
 import dev.kandev.recovery.workflows.resume.LaunchHeartbeat;
@@ -55,7 +54,7 @@ import org.slf4j.LoggerFactory;
  *     says otherwise (a container sets {@code 0.0.0.0})
  * @param launchLimits how many launches and running agents this worker takes on at once
  * @param hostWait how long a resume's launch waits for a worker of its session's host (see {@link
- *     HostWait}); applies to the resumes whose workflow tasks this worker runs
+ *     HostWaitBounds}); applies to the resumes whose workflow tasks this worker runs
  * @param agentEnvironment the worker's values of the variables every agent inherits (see {@link
  *     AgentHostSettings#inheritedFrom}); read once here, nothing else of the environment reaches an agent
  * @param dev what only {@code dev} reads: the Temporal CLI and whether a server is given
@@ -134,7 +133,7 @@ public record Settings(
         temporalClient,
         new LaunchLimits(env.integer("KANDEV_MAX_CONCURRENT_LAUNCHES", LaunchLimits.DEFAULT_MAX_LAUNCHES),
             env.integer("KANDEV_MAX_RUNNING_AGENTS", LaunchLimits.DEFAULT_MAX_AGENTS)),
-        env.positiveSeconds("KANDEV_HOST_WAIT_SECONDS", HostWait.DEFAULT),
+        env.positiveSeconds("KANDEV_HOST_WAIT_SECONDS", HostWaitBounds.DEFAULT),
         AgentHostSettings.inheritedFrom(environment),
         new DevSettings(env.text("KANDEV_TEMPORAL_CLI").map(Path::of), env.text("TEMPORAL_ADDRESS"),
             env.verbatim("PATH", null)),

@@ -16,26 +16,14 @@ import javax.sql.DataSource;
  * that does not is its URL as {@link DatabaseSettings#shownUrl} and the driver's message as {@link
  * DatabaseSettings#shown}: the endpoint has no authentication.
  */
-public final class Readiness {
+public record Readiness(DataSource database, DatabaseSettings store, WorkflowServiceStubs temporal, String temporalAddress) {
   private static final long WITHIN_SECONDS = 3;
-
-  private final DataSource database;
-  private final DatabaseSettings store;
-  private final WorkflowServiceStubs temporal;
-  private final String temporalAddress;
-
-  public Readiness(DataSource database, DatabaseSettings store, WorkflowServiceStubs temporal, String temporalAddress) {
-    this.database = database;
-    this.store = store;
-    this.temporal = temporal;
-    this.temporalAddress = temporalAddress;
-  }
 
   /** What does not answer now; empty when ready. */
   public List<String> problems() {
-    CompletableFuture<String> postgres = CompletableFuture.supplyAsync(this::postgres);
+    CompletableFuture<String> postgres = CompletableFuture.supplyAsync(this::postgresProblem);
     List<String> problems = new ArrayList<>();
-    String temporalProblem = temporal();
+    String temporalProblem = temporalProblem();
     try {
       String postgresProblem = postgres.get(WITHIN_SECONDS + 1, TimeUnit.SECONDS);
       if (postgresProblem != null) {
@@ -50,7 +38,7 @@ public final class Readiness {
     return problems;
   }
 
-  private String postgres() {
+  private String postgresProblem() {
     try (Connection connection = database.getConnection()) {
       return connection.isValid((int) WITHIN_SECONDS) ? null : "PostgreSQL at " + store.shownUrl() + " does not answer";
     } catch (Exception e) {
@@ -58,7 +46,7 @@ public final class Readiness {
     }
   }
 
-  private String temporal() {
+  private String temporalProblem() {
     try {
       temporal.blockingStub().withDeadlineAfter(WITHIN_SECONDS, TimeUnit.SECONDS)
           .getSystemInfo(GetSystemInfoRequest.getDefaultInstance());

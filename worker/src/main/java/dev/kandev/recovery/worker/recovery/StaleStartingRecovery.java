@@ -25,20 +25,9 @@ import org.slf4j.LoggerFactory;
  * (from its events; FAILED if none says) with the guarded transition, under the fence of the lock
  * the ended run still holds, then releases that lock.
  */
-public final class StaleStartingRecovery {
+public record StaleStartingRecovery(
+    Transactions transactions, SessionStore sessions, ResumeLockStore locks, ResumeClient resumes) {
   private static final Logger log = LoggerFactory.getLogger(StaleStartingRecovery.class);
-
-  private final Transactions transactions;
-  private final SessionStore sessions;
-  private final ResumeLockStore locks;
-  private final ResumeClient resumes;
-
-  public StaleStartingRecovery(Transactions transactions, SessionStore sessions, ResumeLockStore locks, ResumeClient resumes) {
-    this.transactions = transactions;
-    this.sessions = sessions;
-    this.locks = locks;
-    this.resumes = resumes;
-  }
 
   /** Restores every session left STARTING by a resume that no longer runs; returns their ids. */
   public List<String> restoreStaleSessions() {

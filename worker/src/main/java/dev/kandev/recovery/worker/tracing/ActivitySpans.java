@@ -1,8 +1,6 @@
 package dev.kandev.recovery.worker.tracing;
 
 import io.opentelemetry.api.trace.Span;
-import io.opentelemetry.api.trace.SpanKind;
-import io.opentelemetry.api.trace.StatusCode;
 import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.context.Context;
 import io.opentelemetry.context.Scope;
@@ -35,22 +33,15 @@ final class ActivitySpans extends ActivityInboundCallsInterceptorBase {
   public ActivityOutput execute(ActivityInput input) {
     ActivityInfo info = context.getInfo();
     Context parent = TracingHeader.extract(input.getHeader());
-    Span span = tracer.spanBuilder("RunActivity:" + info.getActivityType())
-        .setParent(parent)
-        .setSpanKind(SpanKind.SERVER)
-        .setAttribute(TemporalSpans.WORKFLOW_ID, info.getWorkflowId())
-        .setAttribute(TemporalSpans.RUN_ID, info.getRunId())
+    Span span = TemporalSpans.run(tracer, "RunActivity:" + info.getActivityType(), parent, info.getWorkflowId(), info.getRunId())
         .setAttribute(TemporalSpans.ACTIVITY_ID, info.getActivityId())
         .setAttribute(TemporalSpans.ATTEMPT, info.getAttempt())
         .setAttribute(TemporalSpans.LOCAL, info.isLocal())
         .startSpan();
-    try (Scope scope = parent.with(span).makeCurrent()) {
-      return super.execute(input);
-    } catch (RuntimeException e) {
-      span.setStatus(StatusCode.ERROR, e.getClass().getSimpleName());
-      throw e;
-    } finally {
-      span.end();
-    }
+    return TemporalSpans.around(span, () -> {
+      try (Scope scope = parent.with(span).makeCurrent()) {
+        return super.execute(input);
+      }
+    });
   }
 }

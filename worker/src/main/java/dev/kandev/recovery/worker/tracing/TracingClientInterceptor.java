@@ -2,7 +2,6 @@ package dev.kandev.recovery.worker.tracing;
 
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanKind;
-import io.opentelemetry.api.trace.StatusCode;
 import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.context.Context;
 import io.temporal.common.interceptors.WorkflowClientCallsInterceptor;
@@ -26,28 +25,12 @@ final class TracingClientInterceptor extends WorkflowClientInterceptorBase {
     return new WorkflowClientCallsInterceptorBase(next) {
       @Override
       public WorkflowStartOutput start(WorkflowStartInput input) {
-        Span span = startSpan(input);
-        try {
-          return super.start(input);
-        } catch (RuntimeException e) {
-          span.setStatus(StatusCode.ERROR, e.getClass().getSimpleName());
-          throw e;
-        } finally {
-          span.end();
-        }
+        return TemporalSpans.around(startSpan(input), () -> super.start(input));
       }
 
       @Override
       public WorkflowSignalWithStartOutput signalWithStart(WorkflowSignalWithStartInput input) {
-        Span span = startSpan(input.getWorkflowStartInput());
-        try {
-          return super.signalWithStart(input);
-        } catch (RuntimeException e) {
-          span.setStatus(StatusCode.ERROR, e.getClass().getSimpleName());
-          throw e;
-        } finally {
-          span.end();
-        }
+        return TemporalSpans.around(startSpan(input.getWorkflowStartInput()), () -> super.signalWithStart(input));
       }
     };
   }

@@ -1,7 +1,6 @@
 package dev.kandev.recovery.worker.tracing;
 
 import io.opentelemetry.api.trace.Span;
-import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.api.trace.StatusCode;
 import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.context.Context;
@@ -38,12 +37,8 @@ final class WorkflowSpans extends WorkflowInboundCallsInterceptorBase {
   public WorkflowOutput execute(WorkflowInput input) {
     WorkflowInfo info = Workflow.getInfo();
     Context parent = TracingHeader.extract(input.getHeader());
-    Span span = tracer.spanBuilder("RunWorkflow:" + info.getWorkflowType())
-        .setParent(parent)
-        .setSpanKind(SpanKind.SERVER)
+    Span span = TemporalSpans.run(tracer, "RunWorkflow:" + info.getWorkflowType(), parent, info.getWorkflowId(), info.getRunId())
         .setStartTimestamp(info.getRunStartedTimestampMillis(), TimeUnit.MILLISECONDS)
-        .setAttribute(TemporalSpans.WORKFLOW_ID, info.getWorkflowId())
-        .setAttribute(TemporalSpans.RUN_ID, info.getRunId())
         .startSpan();
     run = parent.with(span);
     boolean evicted = false;

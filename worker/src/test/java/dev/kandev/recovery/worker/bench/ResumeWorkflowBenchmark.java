@@ -98,7 +98,7 @@ public class ResumeWorkflowBenchmark {
 
   private ActivityStepTimes stepTimes() {
     ActivityStepTimes steps = new ActivityStepTimes();
-    finished.forEach(handle -> steps.addRun(harness.client, handle.workflowId(), handle.runId()));
+    finished.forEach(handle -> steps.addRun(harness.client(), handle.workflowId(), handle.runId()));
     return steps;
   }
 

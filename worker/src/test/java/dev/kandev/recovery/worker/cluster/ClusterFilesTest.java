@@ -54,9 +54,11 @@ class ClusterFilesTest {
         .contains("DYNAMIC_CONFIG=\"$REPO/deploy/temporal/dynamicconfig/development-sql.yaml\"");
   }
 
+  /** A version scripts/setup-dev (what dev needs) or scripts/setup (what only the tests need) pins. */
   private static String setupValue(String name) throws IOException {
-    Matcher value = Pattern.compile("(?m)^" + name + "=(\\S+)").matcher(Files.readString(REPOSITORY.resolve("scripts/setup")));
-    assertThat(value.find()).as("%s in scripts/setup", name).isTrue();
+    String scripts = Files.readString(REPOSITORY.resolve("scripts/setup-dev")) + Files.readString(REPOSITORY.resolve("scripts/setup"));
+    Matcher value = Pattern.compile("(?m)^" + name + "=(\\S+)").matcher(scripts);
+    assertThat(value.find()).as("%s in scripts/setup-dev or scripts/setup", name).isTrue();
     return value.group(1);
   }
 }

@@ -19,24 +19,13 @@ import java.util.concurrent.TimeUnit;
  * The production-shaped Temporal cluster of {@code scripts/cluster} — frontend ×2, history, matching
  * and worker as separate processes on PostgreSQL, 16 shards, nginx balancing the frontends — run
  * exactly as a user runs it, on ports and databases of its own, its folder in the test's. Its
- * address is the balancer's.
+ * address is the balancer's. Its folder is {@code dir}, its ports start at {@code port}, its
+ * databases are named after {@code database} on {@code postgres}.
  */
-public final class LocalTemporalCluster implements AutoCloseable {
+public record LocalTemporalCluster(Path dir, int port, String database, LocalPostgres postgres) implements AutoCloseable {
   static final Path REPOSITORY = Path.of("..").toAbsolutePath().normalize();
   static final Path SERVER = REPOSITORY.resolve(".tools/temporal-server/bin/temporal-server");
   static final List<String> SERVICES = List.of("frontend1", "frontend2", "history", "matching", "worker", "balancer", "ui");
-
-  private final Path dir;
-  private final int port;
-  private final String database;
-  private final LocalPostgres postgres;
-
-  private LocalTemporalCluster(Path dir, int port, String database, LocalPostgres postgres) {
-    this.dir = dir;
-    this.port = port;
-    this.database = database;
-    this.postgres = postgres;
-  }
 
   /**
    * Starts a cluster in {@code dir} with its databases on {@code postgres}; fails with the setup
@@ -71,11 +60,6 @@ public final class LocalTemporalCluster implements AutoCloseable {
   /** The address of one frontend ({@code frontend1}, {@code frontend2}) directly. */
   String frontendAddress(String frontend) {
     return "127.0.0.1:" + (port + SERVICES.indexOf(frontend) + 1);
-  }
-
-  /** The PostgreSQL the cluster's databases are on. */
-  LocalPostgres postgres() {
-    return postgres;
   }
 
   /** The Web UI's address, pointed at the balancer. */

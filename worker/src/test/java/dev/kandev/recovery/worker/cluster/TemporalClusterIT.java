@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.kandev.recovery.activities.json.Json;
+import dev.kandev.recovery.activities.process.ProcessTrees;
 import dev.kandev.recovery.workflows.model.Fence;
 import dev.kandev.recovery.activities.store.SessionStore;
 import dev.kandev.recovery.activities.testing.Await;
@@ -189,7 +190,6 @@ class TemporalClusterIT {
   void aKilledServiceLosesNoResume(String service) throws Exception {
     int resumes = 5;
     int cap = 2;
-    world.worker("w1", Map.of("KANDEV_MAX_CONCURRENT_LAUNCHES", Integer.toString(cap)));
     Map<String, ResumeHandle> handles = heldFreshStarts("s-" + service + "-", resumes, cap);
 
     System.out.print(cluster.kill(service));
@@ -212,7 +212,6 @@ class TemporalClusterIT {
   void aPostgresRestartDuringResumesLosesNoResume() throws Exception {
     int resumes = 5;
     int cap = 2;
-    world.worker("w1", Map.of("KANDEV_MAX_CONCURRENT_LAUNCHES", Integer.toString(cap)));
     Map<String, ResumeHandle> handles = heldFreshStarts("s-pg-", resumes, cap);
 
     postgres.stop();
@@ -241,7 +240,6 @@ class TemporalClusterIT {
   void aRollingRestartOfEveryServiceLosesNoResume() throws Exception {
     int resumes = 50;
     int cap = 4;
-    world.worker("w1", Map.of("KANDEV_MAX_CONCURRENT_LAUNCHES", Integer.toString(cap)));
     Map<String, ResumeHandle> handles = heldFreshStarts("s-roll-", resumes, cap);
 
     for (String service : List.of("frontend1", "frontend2", "worker", "matching", "history")) {
@@ -258,10 +256,12 @@ class TemporalClusterIT {
   }
 
   /**
-   * Starts {@code resumes} fresh starts of new sessions with the agents held in ACP initialize, and
-   * returns once {@code cap} launches are held and the rest wait in the host's launch queue.
+   * Starts worker w1 with a cap of {@code cap} launches, then {@code resumes} fresh starts of new
+   * sessions with the agents held in ACP initialize, and returns once {@code cap} launches are held
+   * and the rest wait in the host's launch queue.
    */
   private Map<String, ResumeHandle> heldFreshStarts(String prefix, int resumes, int cap) {
+    world.worker("w1", Map.of("KANDEV_MAX_CONCURRENT_LAUNCHES", Integer.toString(cap)));
     world.agentMode("hold-initialize");
     Map<String, ResumeHandle> handles = new LinkedHashMap<>();
     for (int i = 0; i < resumes; i++) {
@@ -370,8 +370,7 @@ class TemporalClusterIT {
       startAllWhenRunning(go, output, "TestResumesAreListedBySession");
       assertThat(go.waitFor(5, TimeUnit.MINUTES)).as("go test ended within 5 minutes:%n%s", Files.readString(output)).isTrue();
     } finally {
-      go.descendants().forEach(ProcessHandle::destroyForcibly);
-      go.destroyForcibly();
+      ProcessTrees.destroyForcibly(go);
     }
     String log = Files.readString(output);
     assertThat(go.exitValue()).as("go test on the cluster:%n%s", log).isZero();
@@ -419,12 +418,12 @@ class TemporalClusterIT {
       npm.installThroughNpx();
       harness.corrupt(TestAgents.TEST_AGENT.packageSpec());
 
-      RuntimeUpdateClient.Job job = harness.updates.start(agent, "user:alice");
+      RuntimeUpdateClient.Job job = harness.updates().start(agent, "user:alice");
       assertThat(job.await(OUTCOME).status()).isEqualTo(RuntimeUpdateStatus.SUCCEEDED);
       assertThat(HistorySteps.scheduledTypes(harness.history(job.workflowId(), job.runId())))
           .filteredOn(type -> !type.equals("RuntimeSaveJob"))
           .containsExactly("RuntimeRunUpdate", "RuntimeRepairExecutionCache", "RuntimeRunUpdate", "RuntimeProbeAcp");
-      Await.until(() -> harness.client.listExecutions("KandevAgentId = \"" + agent + "\" AND WorkflowId = \""
+      Await.until(() -> harness.client().listExecutions("KandevAgentId = \"" + agent + "\" AND WorkflowId = \""
           + job.workflowId() + "\" AND ExecutionStatus = \"Completed\"").count() == 1, Duration.ofMinutes(1),
           "SQL visibility to list the update by KandevAgentId");
     }

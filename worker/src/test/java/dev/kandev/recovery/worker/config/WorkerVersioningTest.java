@@ -3,7 +3,6 @@ package dev.kandev.recovery.worker.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.kandev.recovery.worker.BuildInfo;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 

@@ -1,5 +1,6 @@
 package dev.kandev.recovery.worker.harness;
 
+import dev.kandev.recovery.activities.process.ProcessTrees;
 import dev.kandev.recovery.activities.testing.Await;
 import dev.kandev.recovery.worker.dev.DevTemporalServer;
 import dev.kandev.recovery.worker.dev.TemporalCli;
@@ -100,8 +101,7 @@ public final class RealTemporalServer {
 
     @Override
     public void close() throws InterruptedException {
-      process.descendants().forEach(ProcessHandle::destroy);
-      process.destroy();
+      ProcessTrees.terminate(process);
       if (!process.waitFor(20, TimeUnit.SECONDS)) {
         process.destroyForcibly();
       }

@@ -65,7 +65,7 @@ public final class ResumeHarness implements BeforeEachCallback, AfterEachCallbac
   public static final String QUEUE = "kandev-recovery-test";
   public static final String WORKSPACE = "ws-1";
 
-  public final TestDatabase db;
+  private final TestDatabase db;
   private final UnaryOperator<Object> decorate;
   private final boolean replaceableWorker;
   private final Set<String> startedSessions = new LinkedHashSet<>();
@@ -74,16 +74,15 @@ public final class ResumeHarness implements BeforeEachCallback, AfterEachCallbac
   private final Map<String, String> environment = new HashMap<>(AgentHostSettings.inheritedFrom(System.getenv()));
 
   // What beforeEach starts.
-  /** The stores the worker writes, for the tests' own reads and writes (they hold no state). */
-  public final SessionStore sessions = new SessionStore(Json.mapper());
-  public final SessionIdentityStore identities = new SessionIdentityStore();
-  public final ResumeLockStore locks = new ResumeLockStore();
-  public Fixtures fixtures;
-  public CredentialFixtures credentials;
-  public FakeGitHubServer github;
-  public WorkflowClient client;
-  public ResumeClient resumes;
-  public Path agentState;
+  private final SessionStore sessions = new SessionStore(Json.mapper());
+  private final SessionIdentityStore identities = new SessionIdentityStore();
+  private final ResumeLockStore locks = new ResumeLockStore();
+  private Fixtures fixtures;
+  private CredentialFixtures credentials;
+  private FakeGitHubServer github;
+  private WorkflowClient client;
+  private ResumeClient resumes;
+  private Path agentState;
   private GitHubAppStandIn gitHubApp;
   private Path modeFile;
   private AgentProfiles agents;
@@ -164,6 +163,50 @@ public final class ResumeHarness implements BeforeEachCallback, AfterEachCallbac
     }
   }
 
+  public TestDatabase db() {
+    return db;
+  }
+
+  /** The stores the worker writes, for the tests' own reads and writes (they hold no state). */
+  public SessionStore sessions() {
+    return sessions;
+  }
+
+  public SessionIdentityStore identities() {
+    return identities;
+  }
+
+  public ResumeLockStore locks() {
+    return locks;
+  }
+
+  public Fixtures fixtures() {
+    return fixtures;
+  }
+
+  public CredentialFixtures credentials() {
+    return credentials;
+  }
+
+  /** The GitHub stand-in the worker's credential broker asks for installation tokens. */
+  public FakeGitHubServer github() {
+    return github;
+  }
+
+  /** The test's own client (no worker behind it; see {@link #workerClient()}). */
+  public WorkflowClient client() {
+    return client;
+  }
+
+  public ResumeClient resumes() {
+    return resumes;
+  }
+
+  /** The folder where the test agent keeps its provider sessions. */
+  public Path agentState() {
+    return agentState;
+  }
+
   private HarnessWorker startWorker(String instance) {
     return new HarnessWorker(instance, environment, db.database(), agents, target, QUEUE, decorate);
   }
@@ -186,7 +229,7 @@ public final class ResumeHarness implements BeforeEachCallback, AfterEachCallbac
     return worker.components;
   }
 
-  /** The client of the worker that runs now (the test's own {@link #client} has no worker). */
+  /** The client of the worker that runs now (the test's own {@link #client()} has no worker). */
   public WorkflowClient workerClient() {
     return worker.client();
   }

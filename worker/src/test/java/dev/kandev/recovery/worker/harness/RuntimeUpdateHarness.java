@@ -54,12 +54,11 @@ public final class RuntimeUpdateHarness implements BeforeEachCallback, AfterEach
   private final String queue;
 
   // What beforeEach starts.
-  /** The folder the npm world (and a real server's state) lives in. */
-  public Path dir;
-  public LocalNpmRegistry registry;
-  public NpmSandbox npm;
-  public WorkflowClient client;
-  public RuntimeUpdateClient updates;
+  private Path dir;
+  private LocalNpmRegistry registry;
+  private NpmSandbox npm;
+  private WorkflowClient client;
+  private RuntimeUpdateClient updates;
   private Components components;
   private AutoCloseable temporal;
   private String webUi;
@@ -105,6 +104,28 @@ public final class RuntimeUpdateHarness implements BeforeEachCallback, AfterEach
       startOnTestServer();
     }
     updates = new RuntimeUpdateClient(client, queue);
+  }
+
+  /** The folder the npm world (and a real server's state) lives in. */
+  public Path dir() {
+    return dir;
+  }
+
+  /** The local registry that serves the test agent's package. */
+  public LocalNpmRegistry registry() {
+    return registry;
+  }
+
+  public NpmSandbox npm() {
+    return npm;
+  }
+
+  public WorkflowClient client() {
+    return client;
+  }
+
+  public RuntimeUpdateClient updates() {
+    return updates;
   }
 
   private void startOnTestServer() {

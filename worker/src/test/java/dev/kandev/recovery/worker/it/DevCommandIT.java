@@ -3,7 +3,7 @@ package dev.kandev.recovery.worker.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kandev.recovery.activities.testing.Await;
-import dev.kandev.recovery.worker.BuildInfo;
+import dev.kandev.recovery.worker.config.BuildInfo;
 import dev.kandev.recovery.worker.harness.KandevProcess;
 import dev.kandev.recovery.worker.harness.ListeningSockets;
 import dev.kandev.recovery.worker.harness.RealTemporalServer;

@@ -2,6 +2,7 @@ package dev.kandev.recovery.worker.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.kandev.recovery.activities.process.ProcessTrees;
 import dev.kandev.recovery.activities.testing.TestDatabase;
 import dev.kandev.recovery.worker.harness.RecoveryCluster;
 import java.io.File;
@@ -48,9 +49,7 @@ public class GoStarterIT {
     Process go = builder.start();
     boolean ended = go.waitFor(GO_TEST_MINUTES, TimeUnit.MINUTES);
     if (!ended) {
-      go.descendants().forEach(ProcessHandle::destroyForcibly);
-      go.destroyForcibly();
-      go.waitFor(30, TimeUnit.SECONDS);
+      ProcessTrees.kill(go);
     }
     String log = read(output);
     System.out.println(log);

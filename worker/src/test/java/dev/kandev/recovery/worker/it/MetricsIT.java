@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kandev.recovery.activities.testing.Await;
 import dev.kandev.recovery.worker.dev.DevTemporalServer;
-import dev.kandev.recovery.worker.harness.AlertRuleTest;
+import dev.kandev.recovery.worker.harness.AlertRuleTestFile;
 import dev.kandev.recovery.worker.harness.KandevProcess;
 import dev.kandev.recovery.worker.harness.Promtool;
 import dev.kandev.recovery.worker.harness.RealTemporalServer;
@@ -91,13 +91,13 @@ public class MetricsIT {
     // The alert rules, evaluated by promtool on these scrapes as if scraped every minute: each failure
     // type pages (a counter's first sample is already 1), the failed launch also as waiting beyond the
     // host wait; nothing else fires.
-    Promtool.Result rules = new AlertRuleTest(Scrape.parse(before), after, "worker-metrics")
-        .expect(AlertRuleTest.BEFORE - 1, ".*", List.of())
-        .expect(AlertRuleTest.BEFORE + 1, ".*", List.of(
+    Promtool.Result rules = new AlertRuleTestFile(Scrape.parse(before), after, "worker-metrics")
+        .expect(AlertRuleTestFile.BEFORE - 1, ".*", List.of())
+        .expect(AlertRuleTestFile.BEFORE + 1, ".*", List.of(
             "alertname=\"KandevLaunchesWaitingBeyondHostWait\", severity=\"page\"",
             "alertname=\"KandevResumesFailing\", failure_type=\"AGENT_HOST_UNAVAILABLE\", severity=\"page\"",
             "alertname=\"KandevResumesFailing\", failure_type=\"SESSION_NOT_FOUND\", severity=\"page\""))
-        .expect(AlertRuleTest.BEFORE + 11, ".*", List.of()) // ten minutes without another failure: resolved
+        .expect(AlertRuleTestFile.BEFORE + 11, ".*", List.of()) // ten minutes without another failure: resolved
         .run(cluster.dir().resolve("promtool"));
     assertThat(rules.exitCode()).as(rules.output()).isZero();
   }

@@ -46,7 +46,7 @@ public class RuntimeUpdateWebUiIT {
   void anOperatorSeesTheUpdateTheRepairTheRetryAndTheProbe() throws Exception {
     world.installThroughNpx();
     harness.corrupt(SPEC);
-    RuntimeUpdateClient.Job job = harness.updates
+    RuntimeUpdateClient.Job job = harness.updates()
         .start(TestAgents.TEST_AGENT.agentId(), "user:alice");
     assertThat(job.await(Duration.ofSeconds(90)).status()).isEqualTo(RuntimeUpdateStatus.SUCCEEDED);
 

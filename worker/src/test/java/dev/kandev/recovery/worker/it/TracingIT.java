@@ -2,6 +2,7 @@ package dev.kandev.recovery.worker.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.kandev.recovery.activities.process.ProcessTrees;
 import dev.kandev.recovery.activities.testing.Await;
 import dev.kandev.recovery.worker.harness.OtlpReceiver;
 import dev.kandev.recovery.worker.harness.OtlpReceiver.ReceivedSpan;
@@ -129,9 +130,7 @@ public class TracingIT {
     Process go = builder.start();
     boolean ended = go.waitFor(GO_RUN_MINUTES, TimeUnit.MINUTES);
     if (!ended) {
-      go.descendants().forEach(ProcessHandle::destroyForcibly);
-      go.destroyForcibly();
-      go.waitFor(30, TimeUnit.SECONDS);
+      ProcessTrees.kill(go);
     }
     String log = Files.exists(output) ? Files.readString(output, StandardCharsets.UTF_8) : "";
     assertThat(ended).as("kandev-resume ended within %d minutes:%n%s", GO_RUN_MINUTES, log).isTrue();

@@ -2,7 +2,7 @@ package dev.kandev.recovery.worker.observability;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.kandev.recovery.worker.BuildInfo;
+import dev.kandev.recovery.worker.config.BuildInfo;
 import org.junit.jupiter.api.Test;
 
 /** {@code kandev_build_info} keeps its name (Micrometer would strip a gauge's {@code _info}) and says which build runs. */

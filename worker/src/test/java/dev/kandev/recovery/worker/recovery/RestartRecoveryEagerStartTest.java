@@ -38,7 +38,7 @@ public class RestartRecoveryEagerStartTest {
     assertThat(startedEagerly("s1")).as("the first launch, started by a client without a worker").isFalse();
     harness.replaceWorker("worker-b");
     // A killed process records nothing: its row still claims the agent of worker-a, which is gone.
-    harness.fixtures.exec("UPDATE executors_running SET status = 'running' WHERE session_id = ?", "s1");
+    harness.fixtures().exec("UPDATE executors_running SET status = 'running' WHERE session_id = ?", "s1");
     harness.agentMode("hold-load");
 
     ResumeClient starts = new ResumeClient(harness.workerClient(), ResumeHarness.QUEUE).startingEagerly();
@@ -66,6 +66,6 @@ public class RestartRecoveryEagerStartTest {
   }
 
   private String latestRunId(String sessionId) {
-    return harness.client.newUntypedWorkflowStub(ResumeRequest.workflowId(sessionId)).describe().getExecution().getRunId();
+    return harness.client().newUntypedWorkflowStub(ResumeRequest.workflowId(sessionId)).describe().getExecution().getRunId();
   }
 }

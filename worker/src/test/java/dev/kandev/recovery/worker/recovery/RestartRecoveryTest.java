@@ -20,7 +20,7 @@ import dev.kandev.recovery.workflows.model.ReviewBucket;
 import dev.kandev.recovery.workflows.model.SessionState;
 import dev.kandev.recovery.workflows.model.TaskState;
 import dev.kandev.recovery.workflows.client.RecoveryDataConverter;
-import dev.kandev.recovery.workflows.resume.ResumeHostWait;
+import dev.kandev.recovery.workflows.resume.RequestedHostWait;
 import dev.kandev.recovery.workflows.resume.ResumeMode;
 import dev.kandev.recovery.workflows.resume.ResumeRequest;
 import dev.kandev.recovery.workflows.resume.ResumeResult;
@@ -70,7 +70,7 @@ public class RestartRecoveryTest {
     sessionWithACompletedTurn("s1");
     List<TranscriptEntry> transcript = db.tx(h -> TestStores.transcript(h, "s1"));
     // The backend died after persisting the response but before the lifecycle settled.
-    db.tx(h -> harness.sessions.transition(h, "s1", Set.of(WAITING_FOR_INPUT), RUNNING, "turn", "", Fence.none()));
+    db.tx(h -> harness.sessions().transition(h, "s1", Set.of(WAITING_FOR_INPUT), RUNNING, "turn", "", Fence.none()));
     db.tx(h -> new TaskStore().transitionTaskOf(h, "s1", Set.of(TaskState.REVIEW), TaskState.IN_PROGRESS));
     backendDiesWithItsAgent("s1");
 
@@ -91,7 +91,7 @@ public class RestartRecoveryTest {
 
     assertThat(recovery().resumeLostSessions()).as("worker-a is alive").isEmpty();
 
-    harness.fixtures.exec("UPDATE worker_presence SET last_seen_at = now() - interval '2 minutes'"
+    harness.fixtures().exec("UPDATE worker_presence SET last_seen_at = now() - interval '2 minutes'"
         + " WHERE worker_instance = 'worker-a'");
     ResumeResult resumed = restartAndAwaitAutomaticResume("s1");
     assertThat(resumed.providerSessionId()).isEqualTo(token);
@@ -101,8 +101,8 @@ public class RestartRecoveryTest {
   @Test
   void aSessionWaitingForTheUsersRecoveryChoiceIsNotResumedAutomatically() throws Exception {
     sessionWithACompletedTurn("s1");
-    db.tx(h -> harness.sessions.transition(h, "s1", Set.of(WAITING_FOR_INPUT), RUNNING, "turn", "", Fence.none()));
-    db.tx(h -> harness.sessions.transition(h, "s1", Set.of(RUNNING), WAITING_FOR_INPUT, "agent failed",
+    db.tx(h -> harness.sessions().transition(h, "s1", Set.of(WAITING_FOR_INPUT), RUNNING, "turn", "", Fence.none()));
+    db.tx(h -> harness.sessions().transition(h, "s1", Set.of(RUNNING), WAITING_FOR_INPUT, "agent failed",
         "agent encountered an error", Fence.none()));
     backendDiesWithItsAgent("s1");
 
@@ -111,7 +111,7 @@ public class RestartRecoveryTest {
 
   /** A session whose agent answered one prompt; the task is in review. Returns the token. */
   private String sessionWithACompletedTurn(String sessionId) throws Exception {
-    harness.fixtures.task(ResumeHarness.taskOf(sessionId), ResumeHarness.WORKSPACE, "IN_PROGRESS")
+    harness.fixtures().task(ResumeHarness.taskOf(sessionId), ResumeHarness.WORKSPACE, "IN_PROGRESS")
         .session(sessionId, ResumeHarness.taskOf(sessionId), TestAgent.AGENT_ID, CREATED, "{}");
     String token = harness.resume(sessionId, ResumeMode.START_FRESH).providerSessionId();
     var turn = harness.prompt(sessionId, "hello");
@@ -127,14 +127,14 @@ public class RestartRecoveryTest {
    */
   private void backendDiesWithItsAgent(String sessionId) {
     harness.components().agentHost().stop(sessionId);
-    harness.fixtures.exec("UPDATE executors_running SET status = 'running' WHERE session_id = ?", sessionId);
+    harness.fixtures().exec("UPDATE executors_running SET status = 'running' WHERE session_id = ?", sessionId);
   }
 
   private ResumeResult restartAndAwaitAutomaticResume(String sessionId) throws Exception {
     assertThat(recovery().resumeLostSessions()).containsExactly(sessionId);
-    ResumeResult result = harness.resumes.attach(sessionId, null).await(Duration.ofMinutes(2));
+    ResumeResult result = harness.resumes().attach(sessionId, null).await(Duration.ofMinutes(2));
     assertThat(startedWith(sessionId).hostWait()).as("its host is alive, it may be busy: the long host wait")
-        .isEqualTo(ResumeHostWait.RESTART_RECOVERY);
+        .isEqualTo(RequestedHostWait.RESTART_RECOVERY);
     return result;
   }
 
@@ -146,10 +146,10 @@ public class RestartRecoveryTest {
 
   /** The restarted worker: same host, a new instance. */
   private RestartRecovery recovery() {
-    return new RestartRecovery(db.transactions(), new ExecutorsRunningStore(), harness.resumes, "test-host", "worker-b");
+    return new RestartRecovery(db.transactions(), new ExecutorsRunningStore(), harness.resumes(), "test-host", "worker-b");
   }
 
   private String taskUpdatedAt(String sessionId) {
-    return harness.fixtures.string("SELECT updated_at::text FROM tasks WHERE id = ?", ResumeHarness.taskOf(sessionId));
+    return harness.fixtures().string("SELECT updated_at::text FROM tasks WHERE id = ?", ResumeHarness.taskOf(sessionId));
   }
 }

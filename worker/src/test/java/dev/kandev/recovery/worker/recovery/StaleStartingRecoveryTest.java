@@ -30,14 +30,14 @@ public class StaleStartingRecoveryTest {
 
   @BeforeEach
   void setUp() {
-    recovery = new StaleStartingRecovery(db.transactions(), harness.sessions, harness.locks, harness.resumes);
+    recovery = new StaleStartingRecovery(db.transactions(), harness.sessions(), harness.locks(), harness.resumes());
   }
 
   @Test
   void aSessionLeftStartingByATerminatedResumeIsRestoredAndUnlocked() throws Exception {
     String token = harness.establishedSession("s1", FAILED);
     ResumeHandle resume = resumeHeldInLaunch("s1");
-    harness.client.newUntypedWorkflowStub(resume.workflowId()).terminate("an operator terminated the resume");
+    harness.client().newUntypedWorkflowStub(resume.workflowId()).terminate("an operator terminated the resume");
     assertThat(harness.state("s1")).isEqualTo(STARTING);
     assertThat(harness.lockHeld("s1")).as("the terminated run never released its lock").isTrue();
 
@@ -75,7 +75,7 @@ public class StaleStartingRecoveryTest {
   @Test
   void aStartingSessionNoResumeEverRanForIsRestoredToFailed() {
     harness.newSession("s2", SessionState.CREATED);
-    harness.fixtures.exec("UPDATE task_sessions SET state = 'STARTING' WHERE id = ?", "s2");
+    harness.fixtures().exec("UPDATE task_sessions SET state = 'STARTING' WHERE id = ?", "s2");
 
     assertThat(recovery.restoreStaleSessions()).containsExactly("s2");
 

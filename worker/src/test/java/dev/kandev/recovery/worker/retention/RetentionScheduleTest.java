@@ -3,7 +3,7 @@ package dev.kandev.recovery.worker.retention;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kandev.recovery.activities.retention.RetentionActivitiesImpl;
-import dev.kandev.recovery.activities.retention.RetentionStore;
+import dev.kandev.recovery.activities.store.RetentionStore;
 import dev.kandev.recovery.activities.testing.Await;
 import dev.kandev.recovery.activities.testing.RetentionWorld;
 import dev.kandev.recovery.activities.testing.TestDatabase;

@@ -30,15 +30,7 @@ import java.util.function.Consumer;
  * "enqueue returns the existing job". After it closed, a start begins a new job (a retry is a new
  * job).
  */
-public final class RuntimeUpdateClient {
-  private final WorkflowClient client;
-  private final String taskQueue;
-
-  public RuntimeUpdateClient(WorkflowClient client, String taskQueue) {
-    this.client = client;
-    this.taskQueue = taskQueue;
-  }
-
+public record RuntimeUpdateClient(WorkflowClient client, String taskQueue) {
   /** A started (or attached-to) update job. */
   public final class Job {
     private final WorkflowStub stub;

@@ -10,9 +10,9 @@ import java.util.Optional;
  *     {@code restart_recovery}, ...; it changes nothing the resume does
  * @param requestedBy who asked, for the operator (a user id, {@code kandev-api}, {@code worker})
  * @param hostWait how long the launch waits for a worker of the session's host; {@code null}: {@link
- *     ResumeHostWait#CONFIGURED}
+ *     RequestedHostWait#CONFIGURED}
  */
-public record ResumeRequest(String sessionId, ResumeMode mode, String reason, String requestedBy, ResumeHostWait hostWait) {
+public record ResumeRequest(String sessionId, ResumeMode mode, String reason, String requestedBy, RequestedHostWait hostWait) {
   /** The reason of the resumes a worker's restart recovery starts for the sessions it lost. */
   public static final String RESTART_RECOVERY = "restart_recovery";
 
@@ -20,17 +20,17 @@ public record ResumeRequest(String sessionId, ResumeMode mode, String reason, St
     mode = mode == null ? ResumeMode.RESUME : mode;
     reason = reason == null || reason.isBlank() ? "user" : reason;
     requestedBy = requestedBy == null ? "" : requestedBy;
-    hostWait = hostWait == null ? ResumeHostWait.CONFIGURED : hostWait;
+    hostWait = hostWait == null ? RequestedHostWait.CONFIGURED : hostWait;
   }
 
   /** A request whose launch waits the configured host wait. */
   public ResumeRequest(String sessionId, ResumeMode mode, String reason, String requestedBy) {
-    this(sessionId, mode, reason, requestedBy, ResumeHostWait.CONFIGURED);
+    this(sessionId, mode, reason, requestedBy, RequestedHostWait.CONFIGURED);
   }
 
   /** The resume restart recovery starts for a session whose agent went with a gone worker of this host. */
   public static ResumeRequest restartRecovery(String sessionId, String requestedBy) {
-    return new ResumeRequest(sessionId, ResumeMode.RESUME, RESTART_RECOVERY, requestedBy, ResumeHostWait.RESTART_RECOVERY);
+    return new ResumeRequest(sessionId, ResumeMode.RESUME, RESTART_RECOVERY, requestedBy, RequestedHostWait.RESTART_RECOVERY);
   }
 
   /**

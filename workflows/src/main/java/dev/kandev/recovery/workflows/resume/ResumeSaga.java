@@ -2,7 +2,7 @@ package dev.kandev.recovery.workflows.resume;
 
 import dev.kandev.recovery.workflows.ExpectedFailures;
 import dev.kandev.recovery.workflows.FailureType;
-import dev.kandev.recovery.workflows.HostWait;
+import dev.kandev.recovery.workflows.HostWaitBounds;
 import dev.kandev.recovery.workflows.WorkflowFailures;
 import dev.kandev.recovery.workflows.model.SessionState;
 import io.temporal.failure.ActivityFailure;
@@ -24,7 +24,7 @@ import org.slf4j.Logger;
  * never applied changes nothing. The lock is released by owner whatever happened.
  */
 final class ResumeSaga {
-  private static final Logger log = Workflow.getLogger(ResumeSessionWorkflowImpl.class);
+  private static final Logger log = Workflow.getLogger(ResumeSaga.class);
 
   private final ResumeRequest request;
   private final String sessionId;
@@ -160,16 +160,16 @@ final class ResumeSaga {
     if (!hostQueues || host == null || host.isEmpty()) {
       return stubs.sharedQueue(hostWait);
     }
-    return stubs.onHost(host, restartRecoveryWait() ? HostWait.RESTART_RECOVERY : hostWait);
+    return stubs.onHost(host, restartRecoveryWait() ? HostWaitBounds.RESTART_RECOVERY : hostWait);
   }
 
   /**
-   * Whether the launch waits {@link HostWait#RESTART_RECOVERY}: the request says so. Runs started
+   * Whether the launch waits {@link HostWaitBounds#RESTART_RECOVERY}: the request says so. Runs started
    * before the request had {@code hostWait} chose it by their reason, and keep doing so on replay.
    */
   private boolean restartRecoveryWait() {
     return changes.hostWaitField()
-        ? request.hostWait() == ResumeHostWait.RESTART_RECOVERY
+        ? request.hostWait() == RequestedHostWait.RESTART_RECOVERY
         : ResumeRequest.RESTART_RECOVERY.equals(request.reason());
   }
 

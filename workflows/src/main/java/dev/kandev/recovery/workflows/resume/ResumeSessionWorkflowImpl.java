@@ -1,7 +1,7 @@
 package dev.kandev.recovery.workflows.resume;
 
 import dev.kandev.recovery.workflows.FailureType;
-import dev.kandev.recovery.workflows.HostWait;
+import dev.kandev.recovery.workflows.HostWaitBounds;
 import dev.kandev.recovery.workflows.InvalidRequest;
 import dev.kandev.recovery.workflows.RecoveryIds;
 import dev.kandev.recovery.workflows.RecoveryTaskQueue;
@@ -21,7 +21,7 @@ import org.slf4j.Logger;
  *
  * <p>The launch and the agent's stop go to the queues of the session's executor host (see {@link
  * RecoveryTaskQueue}), so an agent starts only where its workspace lives; a host with no worker that
- * takes the launch within {@link HostWait} fails the resume with {@link FailureType#AGENT_HOST_UNAVAILABLE}.
+ * takes the launch within {@link HostWaitBounds} fails the resume with {@link FailureType#AGENT_HOST_UNAVAILABLE}.
  */
 public class ResumeSessionWorkflowImpl implements ResumeSessionWorkflow {
   private static final Logger log = Workflow.getLogger(ResumeSessionWorkflowImpl.class);
@@ -30,14 +30,14 @@ public class ResumeSessionWorkflowImpl implements ResumeSessionWorkflow {
   private final ResumeStubs stubs = new ResumeStubs();
   private final ResumeNarration narration = new ResumeNarration();
 
-  /** Launches wait for a worker of their host at most {@link HostWait#DEFAULT}. */
+  /** Launches wait for a worker of their host at most {@link HostWaitBounds#DEFAULT}. */
   public ResumeSessionWorkflowImpl() {
-    this(HostWait.DEFAULT);
+    this(HostWaitBounds.DEFAULT);
   }
 
-  /** @param hostWait how long a launch waits for a worker of its host (see {@link HostWait}) */
+  /** @param hostWait how long a launch waits for a worker of its host (see {@link HostWaitBounds}) */
   public ResumeSessionWorkflowImpl(Duration hostWait) {
-    this.hostWait = HostWait.validated(hostWait);
+    this.hostWait = HostWaitBounds.validated(hostWait);
   }
 
   @Override

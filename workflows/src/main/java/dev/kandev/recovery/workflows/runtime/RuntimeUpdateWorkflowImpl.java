@@ -2,7 +2,7 @@ package dev.kandev.recovery.workflows.runtime;
 
 import dev.kandev.recovery.workflows.ExpectedFailures;
 import dev.kandev.recovery.workflows.FailureType;
-import dev.kandev.recovery.workflows.HostWait;
+import dev.kandev.recovery.workflows.HostWaitBounds;
 import dev.kandev.recovery.workflows.InvalidRequest;
 import dev.kandev.recovery.workflows.RecoveryIds;
 import dev.kandev.recovery.workflows.RecoverySearchAttributes;
@@ -49,7 +49,7 @@ public class RuntimeUpdateWorkflowImpl implements RuntimeUpdateWorkflow {
   /** @param hostWait how long an npm step waits for a worker of the requested host */
   public RuntimeUpdateWorkflowImpl(BuiltInAgents catalogue, Duration hostWait) {
     this.catalogue = catalogue;
-    this.hostWait = HostWait.validated(hostWait);
+    this.hostWait = HostWaitBounds.validated(hostWait);
   }
 
   private final RuntimeUpdateActivities store =

@@ -1,31 +1,22 @@
 package dev.kandev.recovery.workflows.client;
 
+import static dev.kandev.recovery.workflows.testing.JsonPayloads.json;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
-import com.google.protobuf.ByteString;
-import dev.kandev.recovery.workflows.resume.ResumeHostWait;
+import dev.kandev.recovery.workflows.resume.RequestedHostWait;
 import dev.kandev.recovery.workflows.resume.ResumeMode;
 import dev.kandev.recovery.workflows.resume.ResumeOutcome;
 import dev.kandev.recovery.workflows.resume.ResumeRequest;
 import dev.kandev.recovery.workflows.resume.ResumeResult;
 import dev.kandev.recovery.workflows.runtime.RuntimeUpdateRequest;
-import io.temporal.api.common.v1.Payload;
 import io.temporal.common.converter.DataConverter;
 import io.temporal.common.converter.DataConverterException;
 import io.temporal.failure.ApplicationFailure;
-import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
 class RecoveryDataConverterTest {
   private static final DataConverter CONVERTER = RecoveryDataConverter.INSTANCE;
-
-  private static Payload json(String text) {
-    return Payload.newBuilder()
-        .putMetadata("encoding", ByteString.copyFromUtf8("json/plain"))
-        .setData(ByteString.copyFrom(text, StandardCharsets.UTF_8))
-        .build();
-  }
 
   private static <T> ApplicationFailure invalid(String text, Class<T> type) {
     Throwable thrown = catchThrowable(() -> CONVERTER.fromPayload(json(text), type, type));
@@ -65,9 +56,9 @@ class RecoveryDataConverterTest {
   @Test
   void theHostWaitIsOneOfItsNamesAndConfiguredWhenMissing() {
     assertThat(CONVERTER.fromPayload(json("{\"sessionId\":\"s1\",\"reason\":\"restart_recovery\"}"),
-        ResumeRequest.class, ResumeRequest.class).hostWait()).isEqualTo(ResumeHostWait.CONFIGURED);
+        ResumeRequest.class, ResumeRequest.class).hostWait()).isEqualTo(RequestedHostWait.CONFIGURED);
     assertThat(CONVERTER.fromPayload(json("{\"sessionId\":\"s1\",\"hostWait\":\"RESTART_RECOVERY\"}"),
-        ResumeRequest.class, ResumeRequest.class).hostWait()).isEqualTo(ResumeHostWait.RESTART_RECOVERY);
+        ResumeRequest.class, ResumeRequest.class).hostWait()).isEqualTo(RequestedHostWait.RESTART_RECOVERY);
     assertThat(invalid("{\"sessionId\": \"s1\", \"hostWait\": \"30m\"}", ResumeRequest.class).getOriginalMessage())
         .isEqualTo("invalid ResumeSessionWorkflow input: field 'hostWait' \"30m\" is not one of CONFIGURED, RESTART_RECOVERY;"
             + " nothing was done");

@@ -1,26 +1,18 @@
 package dev.kandev.recovery.workflows.model;
 
+import static dev.kandev.recovery.workflows.testing.JsonPayloads.json;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.google.protobuf.ByteString;
 import dev.kandev.recovery.workflows.client.RecoveryDataConverter;
 import io.temporal.api.common.v1.Payload;
 import io.temporal.api.common.v1.Payloads;
 import io.temporal.common.converter.DataConverter;
-import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /** A fence in a payload is its token, the plain number recorded histories hold. */
 class FenceTest {
   private static final DataConverter CONVERTER = RecoveryDataConverter.INSTANCE;
-
-  private static Payload json(String text) {
-    return Payload.newBuilder()
-        .putMetadata("encoding", ByteString.copyFromUtf8("json/plain"))
-        .setData(ByteString.copyFrom(text, StandardCharsets.UTF_8))
-        .build();
-  }
 
   private static Fence read(String text) {
     return CONVERTER.fromPayload(json(text), Fence.class, Fence.class);

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.kandev.recovery.workflows.FailureType;
-import dev.kandev.recovery.workflows.HostWait;
+import dev.kandev.recovery.workflows.HostWaitBounds;
 import dev.kandev.recovery.workflows.RecoveryTaskQueue;
 import dev.kandev.recovery.workflows.RecoverySearchAttributes;
 import dev.kandev.recovery.workflows.model.Fence;
@@ -155,11 +155,11 @@ class ResumeSagaOrderTest {
   /** The long host wait is asked for explicitly; the free-text reason alone does not give it. */
   @Test
   void onlyARequestForTheRestartRecoveryHostWaitLetsTheLaunchWaitLonger() {
-    assertThat(launchHostWait(ResumeRequest.restartRecovery("s1", "worker:w1"))).isEqualTo(HostWait.RESTART_RECOVERY);
+    assertThat(launchHostWait(ResumeRequest.restartRecovery("s1", "worker:w1"))).isEqualTo(HostWaitBounds.RESTART_RECOVERY);
     assertThat(launchHostWait(new ResumeRequest("s1", ResumeMode.RESUME, ResumeRequest.RESTART_RECOVERY, "kandev-api")))
-        .isEqualTo(HostWait.DEFAULT);
-    assertThat(launchHostWait(new ResumeRequest("s1", ResumeMode.RESUME, "user", "user:alice", ResumeHostWait.CONFIGURED)))
-        .isEqualTo(HostWait.DEFAULT);
+        .isEqualTo(HostWaitBounds.DEFAULT);
+    assertThat(launchHostWait(new ResumeRequest("s1", ResumeMode.RESUME, "user", "user:alice", RequestedHostWait.CONFIGURED)))
+        .isEqualTo(HostWaitBounds.DEFAULT);
   }
 
   @Test

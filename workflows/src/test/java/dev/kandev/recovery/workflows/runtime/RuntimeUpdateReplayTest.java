@@ -1,6 +1,6 @@
 package dev.kandev.recovery.workflows.runtime;
 
-import dev.kandev.recovery.workflows.HostWait;
+import dev.kandev.recovery.workflows.HostWaitBounds;
 import dev.kandev.recovery.workflows.testing.HistoryReplay;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -19,7 +19,7 @@ class RuntimeUpdateReplayTest {
   @BeforeEach
   void worker() {
     replay = new HistoryReplay(worker -> worker.registerWorkflowImplementationFactory(
-        RuntimeUpdateWorkflow.class, () -> new RuntimeUpdateWorkflowImpl(TestAgents.CATALOGUE, HostWait.DEFAULT)));
+        RuntimeUpdateWorkflow.class, () -> new RuntimeUpdateWorkflowImpl(TestAgents.CATALOGUE, HostWaitBounds.DEFAULT)));
   }
 
   @AfterEach

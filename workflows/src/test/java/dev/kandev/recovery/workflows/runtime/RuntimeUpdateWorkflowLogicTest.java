@@ -3,7 +3,7 @@ package dev.kandev.recovery.workflows.runtime;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kandev.recovery.workflows.FailureType;
-import dev.kandev.recovery.workflows.HostWait;
+import dev.kandev.recovery.workflows.HostWaitBounds;
 import dev.kandev.recovery.workflows.RecoverySearchAttributes;
 import dev.kandev.recovery.workflows.client.RuntimeUpdateClient;
 import io.temporal.api.enums.v1.IndexedValueType;
@@ -38,7 +38,7 @@ class RuntimeUpdateWorkflowLogicTest {
         key -> env.registerSearchAttribute(key.getName(), IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD));
     Worker worker = env.newWorker(QUEUE);
     worker.registerWorkflowImplementationFactory(
-        RuntimeUpdateWorkflow.class, () -> new RuntimeUpdateWorkflowImpl(TestAgents.CATALOGUE, HostWait.DEFAULT));
+        RuntimeUpdateWorkflow.class, () -> new RuntimeUpdateWorkflowImpl(TestAgents.CATALOGUE, HostWaitBounds.DEFAULT));
     activities = new ScriptedActivities();
     worker.registerActivitiesImplementations(activities);
     env.start();

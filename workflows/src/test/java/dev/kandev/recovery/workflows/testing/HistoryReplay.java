@@ -30,7 +30,7 @@ public final class HistoryReplay implements AutoCloseable {
         .setWorkflowClientOptions(WorkflowClientOptions.newBuilder().setDataConverter(RecoveryDataConverter.INSTANCE).build())
         .build());
     // A replay checks determinism, not speed: the first one in a JVM runs the workflow code cold
-    // (see WorkflowWarmUp), which on a loaded CI machine can outlast the 1 s deadlock detection.
+    // (see WarmUpReplays), which on a loaded CI machine can outlast the 1 s deadlock detection.
     worker = env.newWorker("replay", WorkerOptions.newBuilder().setDefaultDeadlockDetectionTimeout(REPLAY_DEADLOCK_MILLIS).build());
     register.accept(worker);
   }

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
  * The warm-up swallows a failed replay (it must never keep a worker from starting), so a bundled
  * history that no longer replays with today's code would silently warm nothing: this fails instead.
  */
-class WorkflowWarmUpTest {
+class WarmUpReplaysTest {
   @Test
   void everyBundledHistoryReplaysOnAWorkerRegisteredAsProductionDoes() {
     try (TestWorkflowEnvironment env = TestWorkflowEnvironment.newInstance(TestEnvironmentOptions.newBuilder()
@@ -24,9 +24,9 @@ class WorkflowWarmUpTest {
         .build())) {
       // Generous: this checks that the histories replay, not how fast a cold JVM does it.
       Worker worker = env.newWorker("warm-up", WorkerOptions.newBuilder().setDefaultDeadlockDetectionTimeout(30_000).build());
-      worker.registerWorkflowImplementationFactory(ResumeSessionWorkflow.class, () -> new ResumeSessionWorkflowImpl(HostWait.DEFAULT));
+      worker.registerWorkflowImplementationFactory(ResumeSessionWorkflow.class, () -> new ResumeSessionWorkflowImpl(HostWaitBounds.DEFAULT));
 
-      assertThat(WorkflowWarmUp.run(worker)).containsExactlyElementsOf(WorkflowWarmUp.HISTORIES);
+      assertThat(WarmUpReplays.replayOn(worker)).containsExactlyElementsOf(WarmUpReplays.HISTORIES);
     }
   }
 }

@@ -1,4 +1,4 @@
-package dev.kandev.recovery.worker;
+package dev.kandev.recovery.worker.config;
 
 import java.io.IOException;
 import java.io.InputStream;

@@ -1,4 +1,4 @@
-package dev.kandev.recovery.activities.retention;
+package dev.kandev.recovery.activities.store;
 
 import dev.kandev.recovery.workflows.retention.PruneBatch;
 import org.jdbi.v3.core.Handle;

@@ -1,4 +1,4 @@
-package dev.kandev.recovery.activities.retention;
+package dev.kandev.recovery.activities.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -27,11 +27,11 @@ import org.slf4j.LoggerFactory;
  * workflow code against the recorded events: no activity runs, no command reaches the server, the
  * replay-aware loggers and metrics stay silent.
  */
-public final class WorkflowWarmUp {
-  private static final Logger log = LoggerFactory.getLogger(WorkflowWarmUp.class);
+public final class WarmUpReplays {
+  private static final Logger log = LoggerFactory.getLogger(WarmUpReplays.class);
   static final List<String> HISTORIES = List.of("resume-on-host", "resume-launch-failure-compensated");
 
-  private WorkflowWarmUp() {}
+  private WarmUpReplays() {}
 
   /**
    * Replays each bundled history on {@code worker} (its workflows registered, not yet polling); a
@@ -40,7 +40,7 @@ public final class WorkflowWarmUp {
    *
    * @return the histories that replayed
    */
-  public static List<String> run(Worker worker) {
+  public static List<String> replayOn(Worker worker) {
     List<String> replayed = new ArrayList<>();
     for (String name : HISTORIES) {
       WorkflowExecutionHistory history = WorkflowExecutionHistory.fromJson(resource(name));
@@ -61,7 +61,7 @@ public final class WorkflowWarmUp {
 
   private static String resource(String name) {
     String path = "warm-up/" + name + ".json";
-    try (InputStream in = WorkflowWarmUp.class.getResourceAsStream(path)) {
+    try (InputStream in = WarmUpReplays.class.getResourceAsStream(path)) {
       if (in == null) {
         throw new IllegalStateException("missing resource " + path);
       }

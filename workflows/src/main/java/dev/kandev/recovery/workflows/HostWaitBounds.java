@@ -10,7 +10,7 @@ import java.time.Duration;
  * too — except to restart recovery, whose resumes the host's own (live) worker starts and which ask
  * for {@link #RESTART_RECOVERY} (the resume request's {@code hostWait}).
  */
-public final class HostWait {
+public final class HostWaitBounds {
   /** The default bound of a resume's launch (a worker may configure another). */
   public static final Duration DEFAULT = Duration.ofSeconds(60);
   /** The bound of a restart recovery's launch: its host is alive, it may be busy with many. */
@@ -18,7 +18,7 @@ public final class HostWait {
   /** The smallest bound a worker may configure. */
   public static final Duration MINIMUM = Duration.ofSeconds(1);
 
-  private HostWait() {}
+  private HostWaitBounds() {}
 
   /** @throws IllegalArgumentException the bound is shorter than {@link #MINIMUM} */
   public static Duration validated(Duration wait) {

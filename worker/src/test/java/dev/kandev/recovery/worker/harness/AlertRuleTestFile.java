@@ -13,7 +13,7 @@ import java.util.Set;
  * scrape showed them for the first minutes, then as a later scrape did, one sample a minute, as
  * Prometheus would have scraped them from target {@code instance}.
  */
-public final class AlertRuleTest {
+public final class AlertRuleTestFile {
   /** The scrape before is sampled at 0..BEFORE-1 min, the scrape after from BEFORE min on. */
   public static final int BEFORE = 3;
   private static final int SAMPLES = 15;
@@ -25,7 +25,7 @@ public final class AlertRuleTest {
   private final Scrape after;
   private final String instance;
 
-  public AlertRuleTest(Scrape before, Scrape after, String instance) {
+  public AlertRuleTestFile(Scrape before, Scrape after, String instance) {
     this.before = before;
     this.after = after;
     this.instance = instance;
@@ -36,7 +36,7 @@ public final class AlertRuleTest {
    * alertstate, e.g. {@code alertname="X", failure_type="Y", severity="page"} in PromQL's notation)
    * fire among those named by the regex {@code alertnames}.
    */
-  public AlertRuleTest expect(int minute, String alertnames, List<String> firing) {
+  public AlertRuleTestFile expect(int minute, String alertnames, List<String> firing) {
     StringBuilder check = new StringBuilder()
         .append("      - expr: 'ALERTS{alertname=~\"").append(alertnames).append("\"}'\n")
         .append("        eval_time: ").append(minute).append("m\n")
