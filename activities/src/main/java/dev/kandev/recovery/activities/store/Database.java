@@ -18,12 +18,14 @@ public final class Database implements AutoCloseable {
   public static final Duration STATEMENT_TIMEOUT = Duration.ofSeconds(20);
 
   private final HikariDataSource dataSource;
+  private final DatabaseSettings settings;
   private final String schema;
   private final Transactions transactions;
 
-  private Database(HikariDataSource dataSource, String schema) {
+  private Database(HikariDataSource dataSource, DatabaseSettings settings) {
     this.dataSource = dataSource;
-    this.schema = schema;
+    this.settings = settings;
+    this.schema = settings.schema();
     this.transactions = new Transactions(dataSource);
   }
 
@@ -45,22 +47,33 @@ public final class Database implements AutoCloseable {
     config.setConnectionTimeout(10_000);
     config.setConnectionInitSql("SET lock_timeout = " + LOCK_TIMEOUT.toMillis()
         + "; SET statement_timeout = " + STATEMENT_TIMEOUT.toMillis());
-    return new Database(new HikariDataSource(config), settings.schema());
+    return new Database(new HikariDataSource(config), settings);
   }
 
   /**
    * Creates the schema if needed and applies the migrations under {@code db/migration}, after checking
    * that a newer release's migrations left nothing this worker would break on ({@link
    * SchemaCompatibility}). Migrations of a newer release are left alone (Flyway ignores future ones).
+   *
+   * <p>They run on connections of their own, opened by the driver for them and closed after, never the
+   * pool's: with the {@link MigrationLimits} of the settings instead of the pool's lock and statement
+   * timeouts, so a migration on a large table or behind a running resume's row lock is not cut short.
+   * Two workers starting at once migrate once: Flyway holds a PostgreSQL advisory lock (transaction-level,
+   * {@code pg_try_advisory_xact_lock}, on a key derived from the schema history table's name) around
+   * each migration and reads the history again under it; the other worker tries that lock once a second
+   * (docs/upgrades.md "Schema changes").
    */
   public Database migrate() {
+    MigrationLimits limits = settings.migration();
     Flyway flyway = Flyway.configure()
-        .dataSource(dataSource)
+        .dataSource(settings.url(), settings.user(), settings.password())
+        .initSql(limits.sessionSql())
+        .lockRetryCount(limits.lockTries())
         .schemas(schema)
         .createSchemas(true)
         .locations("classpath:db/migration")
         .load();
-    SchemaCompatibility.check(flyway, dataSource, schema);
+    SchemaCompatibility.check(flyway, flyway.getConfiguration().getDataSource(), schema);
     flyway.migrate();
     return this;
   }
