@@ -5,6 +5,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import java.time.Duration;
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
+import org.postgresql.ds.PGSimpleDataSource;
 
 /** The PostgreSQL connection pool and schema migrations of one store schema. */
 public final class Database implements AutoCloseable {
@@ -66,8 +67,7 @@ public final class Database implements AutoCloseable {
   public Database migrate() {
     MigrationLimits limits = settings.migration();
     Flyway flyway = Flyway.configure()
-        .dataSource(settings.url(), settings.user(), settings.password())
-        .initSql(limits.sessionSql())
+        .dataSource(migrationConnections(limits))
         .lockRetryCount(limits.lockTries())
         .schemas(schema)
         .createSchemas(true)
@@ -76,6 +76,20 @@ public final class Database implements AutoCloseable {
     SchemaCompatibility.check(flyway, flyway.getConfiguration().getDataSource(), schema);
     flyway.migrate();
     return this;
+  }
+
+  /** A new connection from the driver at each call, with the migration limits as its connection options. */
+  private DataSource migrationConnections(MigrationLimits limits) {
+    PGSimpleDataSource connections = new PGSimpleDataSource();
+    connections.setURL(settings.url());
+    connections.setUser(settings.user());
+    if (!settings.password().isEmpty()) {
+      connections.setPassword(settings.password());
+    }
+    String given = connections.getOptions();
+    connections.setOptions((given == null || given.isBlank() ? "" : given + " ") + limits.connectionOptions());
+    connections.setApplicationName(MigrationLimits.APPLICATION_NAME);
+    return connections;
   }
 
   public DataSource dataSource() {

@@ -26,10 +26,9 @@ public record MigrationLimits(Duration lockTimeout, Duration statementTimeout) {
     }
   }
 
-  /** What Flyway runs on each connection it opens. */
-  String sessionSql() {
-    return "SET lock_timeout = '" + lockTimeout.toSeconds() + "s'; SET statement_timeout = '"
-        + statementTimeout.toSeconds() + "s'; SET application_name = '" + APPLICATION_NAME + "'";
+  /** The limits as PostgreSQL's connection options: set at the start of every migration connection. */
+  String connectionOptions() {
+    return "-c lock_timeout=" + lockTimeout.toSeconds() + "s -c statement_timeout=" + statementTimeout.toSeconds() + "s";
   }
 
   /** Flyway's tries, one a second, for the lock another worker's migrations hold. */
