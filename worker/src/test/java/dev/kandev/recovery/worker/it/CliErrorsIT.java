@@ -38,7 +38,9 @@ public class CliErrorsIT {
 
     // What a JVM start costs on this machine now (it may be busy), to compare the wait with.
     long start = System.nanoTime();
-    assertThat(run(env(address), "--version").exitCode()).isZero();
+    KandevProcess.Result version = run(env(address), "--version");
+    assertThat(version.exitCode()).isZero();
+    assertThat(version.output()).isEqualTo(KandevProcess.versionLine() + "\n");
     Duration jvm = Duration.ofNanos(System.nanoTime() - start);
     start = System.nanoTime();
     KandevProcess.Result resume = run(env(address), "resume", "s-1");
