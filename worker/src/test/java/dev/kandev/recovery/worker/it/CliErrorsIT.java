@@ -50,7 +50,10 @@ public class CliErrorsIT {
     assertThat(resume.output().strip().lines()).as(resume.output()).singleElement().asString()
         .startsWith("kandev-recovery resume: cannot reach Temporal at " + address + ": Connection refused")
         .contains("temporal server start-dev", "TEMPORAL_ADDRESS");
-    assertThat(took.minus(jvm)).as("beyond the JVM's start (%s)", jvm).isLessThan(Duration.ofSeconds(5));
+    // A refused connection is retried for 1 s and then reported, where a server that answers slowly is
+    // waited for 60 s (TemporalConnection): the bound tells the two apart, generous for a busy machine,
+    // and is no performance threshold.
+    assertThat(took.minus(jvm)).as("beyond the JVM's start (%s)", jvm).isLessThan(Duration.ofSeconds(30));
   }
 
   @Test
