@@ -66,6 +66,32 @@ public class ResumeFaultMatrixTest {
     assertThat(harness.lockHeld("s1")).isFalse();
   }
 
+  /**
+   * A database outage that outlasts a store step's retries (TemporalClusterIT's restart of PostgreSQL
+   * while launched agents wait to be settled): the resume fails with the store's exception class as
+   * its type, a fault outside the failure catalogue (docs/contract.md "Failure types"), and the session
+   * is restored with its token.
+   */
+  @Test
+  void aStoreOutageOutlastingTheSettlesRetriesFailsWithTheStoresTypeAndRestoresTheSession() throws Exception {
+    String token = harness.establishedSession("s1", SessionState.FAILED);
+    AtomicInteger settles = new AtomicInteger();
+    hooks.before("settleSession", () -> {
+      settles.incrementAndGet();
+      throw new StoreException("settle session s1 failed: Connection to 127.0.0.1:5432 refused", null);
+    });
+
+    ResumeFailure failure = harness.resumeFailing("s1", ResumeMode.RESUME);
+
+    assertThat(settles).as("the store step's attempts").hasValue(5);
+    assertThat(failure.step()).isEqualTo(ResumeStep.SETTLE_SESSION);
+    assertThat(failure.failureType()).isEqualTo(StoreException.class.getName());
+    assertThat(failure.sessionState()).isEqualTo(SessionState.FAILED);
+    assertThat(harness.state("s1")).isEqualTo(SessionState.FAILED);
+    assertThat(harness.identity("s1")).isEqualTo(new SessionIdentity(token, token));
+    assertThat(harness.lockHeld("s1")).isFalse();
+  }
+
   @Test
   void aSessionDeletedDuringTheResumeFailsItAtOnceAndItsCompensationRunsOnce() throws Exception {
     harness.establishedSession("s1", SessionState.FAILED);

@@ -5,6 +5,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import java.time.Duration;
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
+import org.postgresql.ds.PGSimpleDataSource;
 
 /** The PostgreSQL connection pool and schema migrations of one store schema. */
 public final class Database implements AutoCloseable {
@@ -18,12 +19,14 @@ public final class Database implements AutoCloseable {
   public static final Duration STATEMENT_TIMEOUT = Duration.ofSeconds(20);
 
   private final HikariDataSource dataSource;
+  private final DatabaseSettings settings;
   private final String schema;
   private final Transactions transactions;
 
-  private Database(HikariDataSource dataSource, String schema) {
+  private Database(HikariDataSource dataSource, DatabaseSettings settings) {
     this.dataSource = dataSource;
-    this.schema = schema;
+    this.settings = settings;
+    this.schema = settings.schema();
     this.transactions = new Transactions(dataSource);
   }
 
@@ -45,24 +48,48 @@ public final class Database implements AutoCloseable {
     config.setConnectionTimeout(10_000);
     config.setConnectionInitSql("SET lock_timeout = " + LOCK_TIMEOUT.toMillis()
         + "; SET statement_timeout = " + STATEMENT_TIMEOUT.toMillis());
-    return new Database(new HikariDataSource(config), settings.schema());
+    return new Database(new HikariDataSource(config), settings);
   }
 
   /**
    * Creates the schema if needed and applies the migrations under {@code db/migration}, after checking
    * that a newer release's migrations left nothing this worker would break on ({@link
    * SchemaCompatibility}). Migrations of a newer release are left alone (Flyway ignores future ones).
+   *
+   * <p>They run on connections of their own, opened by the driver for them and closed after, never the
+   * pool's: with the {@link MigrationLimits} of the settings instead of the pool's lock and statement
+   * timeouts, so a migration on a large table or behind a running resume's row lock is not cut short.
+   * Two workers starting at once migrate once: Flyway holds a PostgreSQL advisory lock (transaction-level,
+   * {@code pg_try_advisory_xact_lock}, on a key derived from the schema history table's name) around
+   * each migration and reads the history again under it; the other worker tries that lock once a second
+   * (docs/upgrades.md "Schema changes").
    */
   public Database migrate() {
+    MigrationLimits limits = settings.migration();
     Flyway flyway = Flyway.configure()
-        .dataSource(dataSource)
+        .dataSource(migrationConnections(limits))
+        .lockRetryCount(limits.lockTries())
         .schemas(schema)
         .createSchemas(true)
         .locations("classpath:db/migration")
         .load();
-    SchemaCompatibility.check(flyway, dataSource, schema);
+    SchemaCompatibility.check(flyway, flyway.getConfiguration().getDataSource(), schema);
     flyway.migrate();
     return this;
+  }
+
+  /** A new connection from the driver at each call, with the migration limits as its connection options. */
+  private DataSource migrationConnections(MigrationLimits limits) {
+    PGSimpleDataSource connections = new PGSimpleDataSource();
+    connections.setURL(settings.url());
+    connections.setUser(settings.user());
+    if (!settings.password().isEmpty()) {
+      connections.setPassword(settings.password());
+    }
+    String given = connections.getOptions();
+    connections.setOptions((given == null || given.isBlank() ? "" : given + " ") + limits.connectionOptions());
+    connections.setApplicationName(MigrationLimits.APPLICATION_NAME);
+    return connections;
   }
 
   public DataSource dataSource() {

@@ -6,9 +6,16 @@ import java.util.ArrayList;
 import java.util.List;
 
 /** Where the store lives. The password is configuration, never logged; the URL is shown only as {@link #shownUrl}. */
-public record DatabaseSettings(String url, String user, String password, String schema, int maxPoolSize) {
+public record DatabaseSettings(
+    String url, String user, String password, String schema, int maxPoolSize, MigrationLimits migration) {
   public DatabaseSettings {
     password = password == null ? "" : password;
+    migration = migration == null ? MigrationLimits.DEFAULT : migration;
+  }
+
+  /** With the default {@link MigrationLimits}. */
+  public DatabaseSettings(String url, String user, String password, String schema, int maxPoolSize) {
+    this(url, user, password, schema, maxPoolSize, MigrationLimits.DEFAULT);
   }
 
   /** The URL as a banner, an error or {@code /readyz} shows it: no userinfo, no query values ({@link SafeUrl}). */

@@ -152,12 +152,13 @@ class LaunchAgentActivityTest {
         .as("two heartbeats sent while the agent holds its initialize answer").isTrue();
     long pid = execution().pid();
 
-    long cancelled = System.nanoTime();
     temporal.requestCancelActivity();
 
-    Throwable failure = catchThrowable(() -> launch.get(30, TimeUnit.SECONDS));
-    assertThat(Duration.ofNanos(System.nanoTime() - cancelled))
-        .as("stopped when the cancellation arrived, not at the initialize timeout").isLessThan(Duration.ofSeconds(20));
+    // Stopped when the cancellation arrived, not at the initialize timeout: the wait is bounded below
+    // that timeout (a launch still running then fails here with a TimeoutException), and is otherwise
+    // only a generous bound on a hang, no performance threshold.
+    Duration belowInitializeTimeout = INITIALIZE_TIMEOUT.minusSeconds(30);
+    Throwable failure = catchThrowable(() -> launch.get(belowInitializeTimeout.toSeconds(), TimeUnit.SECONDS));
     assertThat(failure).as("the activity ends cancelled").hasCauseInstanceOf(CanceledFailure.class);
     assertThat(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)).as("agent pid %s alive", pid).isFalse();
     assertThat(host.isRunning(SESSION)).isFalse();

@@ -47,7 +47,9 @@ class RuntimeAcpProbeTest {
     assertThatThrownBy(() -> probe.probe(agent("hang-initialize"), env(), Duration.ofSeconds(2)))
         .isInstanceOf(AcpProbe.ProbeFailedException.class)
         .hasMessageContaining("initialize was not answered within PT2S");
-    assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(15));
+    // The message says the probe's 2 s timeout ended it; this bound only catches a probe that then
+    // hangs (stopping the agent), generous for a busy machine, no performance threshold.
+    assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofMinutes(1));
   }
 
   @Test

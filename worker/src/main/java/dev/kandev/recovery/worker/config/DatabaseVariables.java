@@ -2,6 +2,7 @@ package dev.kandev.recovery.worker.config;
 
 import dev.kandev.recovery.activities.redaction.SafeUrl;
 import dev.kandev.recovery.activities.store.DatabaseSettings;
+import dev.kandev.recovery.activities.store.MigrationLimits;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.URLDecoder;
@@ -11,7 +12,7 @@ import java.util.regex.Pattern;
 
 /**
  * {@code KANDEV_DB_URL}, {@code KANDEV_DB_USER}, {@code KANDEV_DB_PASSWORD}, {@code KANDEV_DB_SCHEMA}
- * and {@code KANDEV_DB_POOL_SIZE}. The URL is JDBC's ({@code jdbc:postgresql://HOST:PORT/DATABASE}) or
+ * and {@code KANDEV_DB_POOL_SIZE}, and the limits of the schema migrations. The URL is JDBC's ({@code jdbc:postgresql://HOST:PORT/DATABASE}) or
  * the form Kandev's Go side uses ({@code postgres://USER:PASSWORD@HOST:PORT/DATABASE?sslmode=…}),
  * which becomes the JDBC URL with its user and password taken apart; anything else is refused here.
  */
@@ -43,7 +44,14 @@ final class DatabaseVariables {
       throw new IllegalArgumentException("KANDEV_DB_URL must be " + ACCEPTED + ", got '" + SafeUrl.of(url) + "'");
     }
     return new DatabaseSettings(jdbcUrl, user.orElse("postgres"), password.orElse(""),
-        env.text("KANDEV_DB_SCHEMA", "kandev_recovery"), env.atLeast("KANDEV_DB_POOL_SIZE", 1, 10));
+        env.text("KANDEV_DB_SCHEMA", "kandev_recovery"), env.atLeast("KANDEV_DB_POOL_SIZE", 1, 10), migration(env));
+  }
+
+  /** {@code KANDEV_MIGRATION_LOCK_TIMEOUT_SECONDS}, {@code KANDEV_MIGRATION_STATEMENT_TIMEOUT_SECONDS}. */
+  private static MigrationLimits migration(EnvironmentVariables env) {
+    return new MigrationLimits(
+        env.positiveSeconds("KANDEV_MIGRATION_LOCK_TIMEOUT_SECONDS", MigrationLimits.DEFAULT.lockTimeout()),
+        env.positiveSeconds("KANDEV_MIGRATION_STATEMENT_TIMEOUT_SECONDS", MigrationLimits.DEFAULT.statementTimeout()));
   }
 
   private static URI parse(String url) {

@@ -7,6 +7,7 @@ import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
+import dev.kandev.recovery.activities.store.MigrationLimits;
 import dev.kandev.recovery.activities.acp.PermissionPolicy;
 import dev.kandev.recovery.activities.credentials.github.GitHubAppSettings;
 import dev.kandev.recovery.worker.limits.LaunchLimits;
@@ -222,6 +223,19 @@ public class SettingsTest {
         "KANDEV_NPM_PROBE_TIMEOUT_SECONDS must be at most 90 (seconds), got 91");
     assertRefused(Map.of("KANDEV_GITHUB_API_TIMEOUT_SECONDS", "ten", "KANDEV_GITHUB_APP_ID", "1",
         "KANDEV_GITHUB_APP_PRIVATE_KEY", "pem"), "KANDEV_GITHUB_API_TIMEOUT_SECONDS must be a whole number of seconds, got 'ten'");
+  }
+
+  @Test
+  void theMigrationsHaveLimitsOfTheirOwnInWholeSeconds() {
+    assertThat(Settings.fromEnvironment(Map.of()).database().migration()).isEqualTo(MigrationLimits.DEFAULT);
+    assertThat(Settings.fromEnvironment(Map.of("KANDEV_MIGRATION_LOCK_TIMEOUT_SECONDS", "120",
+        "KANDEV_MIGRATION_STATEMENT_TIMEOUT_SECONDS", "7200")).database().migration())
+        .isEqualTo(new MigrationLimits(Duration.ofMinutes(2), Duration.ofHours(2)));
+
+    assertRefused(Map.of("KANDEV_MIGRATION_LOCK_TIMEOUT_SECONDS", "0"),
+        "KANDEV_MIGRATION_LOCK_TIMEOUT_SECONDS must be at least 1 (seconds), got 0");
+    assertRefused(Map.of("KANDEV_MIGRATION_STATEMENT_TIMEOUT_SECONDS", "1h"),
+        "KANDEV_MIGRATION_STATEMENT_TIMEOUT_SECONDS must be a whole number of seconds, got '1h'");
   }
 
   @Test

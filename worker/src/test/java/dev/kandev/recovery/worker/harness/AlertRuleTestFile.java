@@ -10,8 +10,9 @@ import java.util.Set;
 
 /**
  * A {@code promtool test rules} file whose input is what a real process served: its series as one
- * scrape showed them for the first minutes, then as a later scrape did, one sample a minute, as
- * Prometheus would have scraped them from target {@code instance}.
+ * scrape showed them for the first minutes, then as a later scrape did (and so on, one {@link Phase}
+ * after the other), one sample a minute, as Prometheus would have scraped them from target {@code
+ * instance}.
  */
 public final class AlertRuleTestFile {
   /** The scrape before is sampled at 0..BEFORE-1 min, the scrape after from BEFORE min on. */
@@ -21,13 +22,20 @@ public final class AlertRuleTestFile {
       List.of("kandev_", "hikaricp_", "temporal_workflow_task_", "temporal_activity_schedule_to_start_");
 
   private final List<String> checks = new ArrayList<>();
-  private final Scrape before;
-  private final Scrape after;
+  private final List<Phase> phases;
   private final String instance;
 
+  /** What one scrape served, sampled for {@code minutes} minutes. */
+  public record Phase(Scrape scrape, int minutes) {}
+
+  /** {@code before} for minutes 0..BEFORE-1, {@code after} from BEFORE min on. */
   public AlertRuleTestFile(Scrape before, Scrape after, String instance) {
-    this.before = before;
-    this.after = after;
+    this(List.of(new Phase(before, BEFORE), new Phase(after, SAMPLES - BEFORE)), instance);
+  }
+
+  /** Each phase's scrape for its minutes, one after the other from minute 0. */
+  public AlertRuleTestFile(List<Phase> phases, String instance) {
+    this.phases = List.copyOf(phases);
     this.instance = instance;
   }
 
@@ -62,16 +70,18 @@ public final class AlertRuleTestFile {
         .append("rule_files:\n  - ").append(Promtool.RULES).append('\n')
         .append("evaluation_interval: 1m\n")
         .append("tests:\n  - interval: 1m\n    input_series:\n");
-    Set<String> series = new LinkedHashSet<>(before.samples().keySet());
-    series.addAll(after.samples().keySet());
+    Set<String> series = new LinkedHashSet<>();
+    phases.forEach(phase -> series.addAll(phase.scrape().samples().keySet()));
     for (String s : series) {
       if (FAMILIES.stream().noneMatch(Scrape.name(s)::startsWith)) {
         continue;
       }
       StringBuilder values = new StringBuilder();
-      for (int minute = 0; minute < SAMPLES; minute++) {
-        Double value = (minute < BEFORE ? before : after).samples().get(s);
-        values.append(minute == 0 ? "" : " ").append(value == null || value.isNaN() ? "_" : value.toString());
+      for (Phase phase : phases) {
+        for (int minute = 0; minute < phase.minutes(); minute++) {
+          Double value = phase.scrape().samples().get(s);
+          values.append(values.length() == 0 ? "" : " ").append(value == null || value.isNaN() ? "_" : value.toString());
+        }
       }
       yaml.append("      - series: '").append(withInstance(s).replace("'", "''")).append("'\n")
           .append("        values: '").append(values).append("'\n");

@@ -1,6 +1,7 @@
 package dev.kandev.recovery.worker.harness;
 
 import dev.kandev.recovery.activities.testing.Await;
+import dev.kandev.recovery.workflows.ContractVersion;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -96,6 +97,18 @@ public final class KandevProcess implements AutoCloseable {
       throw new IllegalStateException("the packaged jar is missing (" + jar + "): run these tests with mvn verify");
     }
     return Path.of(jar);
+  }
+
+  /**
+   * The whole line {@code --version} prints: the release as the pom names it (failsafe passes it as
+   * {@code kandev.projectVersion}) and the contract version of the code.
+   */
+  public static String versionLine() {
+    String version = System.getProperty("kandev.projectVersion");
+    if (version == null || version.isBlank()) {
+      throw new IllegalStateException("kandev.projectVersion is not set: run these tests with mvn verify");
+    }
+    return "kandev-recovery " + version + " (contract " + ContractVersion.CURRENT + ")";
   }
 
   private static String javaBinary() {

@@ -38,7 +38,9 @@ public class CliErrorsIT {
 
     // What a JVM start costs on this machine now (it may be busy), to compare the wait with.
     long start = System.nanoTime();
-    assertThat(run(env(address), "--version").exitCode()).isZero();
+    KandevProcess.Result version = run(env(address), "--version");
+    assertThat(version.exitCode()).isZero();
+    assertThat(version.output()).isEqualTo(KandevProcess.versionLine() + "\n");
     Duration jvm = Duration.ofNanos(System.nanoTime() - start);
     start = System.nanoTime();
     KandevProcess.Result resume = run(env(address), "resume", "s-1");
@@ -48,7 +50,10 @@ public class CliErrorsIT {
     assertThat(resume.output().strip().lines()).as(resume.output()).singleElement().asString()
         .startsWith("kandev-recovery resume: cannot reach Temporal at " + address + ": Connection refused")
         .contains("temporal server start-dev", "TEMPORAL_ADDRESS");
-    assertThat(took.minus(jvm)).as("beyond the JVM's start (%s)", jvm).isLessThan(Duration.ofSeconds(5));
+    // A refused connection is retried for 1 s and then reported, where a server that answers slowly is
+    // waited for 60 s (TemporalConnection): the bound tells the two apart, generous for a busy machine,
+    // and is no performance threshold.
+    assertThat(took.minus(jvm)).as("beyond the JVM's start (%s)", jvm).isLessThan(Duration.ofSeconds(30));
   }
 
   @Test

@@ -8,7 +8,6 @@ import dev.kandev.recovery.worker.cli.ExitCodes;
 import dev.kandev.recovery.worker.harness.KandevProcess;
 import dev.kandev.recovery.worker.harness.RealTemporalServer;
 import java.nio.file.Path;
-import dev.kandev.recovery.workflows.client.ResumeClient;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -52,6 +51,13 @@ public class CliOffTheHappyPathIT {
     }
     return env;
   }
+
+  /**
+   * A bound on a hang, not a performance threshold: generous for a busy machine, and far below what
+   * the commands below wait without their {@code --timeout} (10 and 15 minutes); the outcome lines
+   * they print say which timeout ended them.
+   */
+  private static final Duration HANG = Duration.ofMinutes(2);
 
   private record Run(int exitCode, String stdout, String stderr, Duration took) {}
 
@@ -122,14 +128,12 @@ public class CliOffTheHappyPathIT {
   @Test
   void aResumeNoWorkerTakesEndsWithinItsTimeoutSaysWhyAndIsEndedByCancel() {
     Map<String, String> env = env("KANDEV_TASK_QUEUE", "nobody-polls");
-    // What starting the JVM and connecting cost on this machine now (it may be busy), to compare with.
-    Duration connecting = run(env, "resumes", "--limit", "1").took();
 
     Run resume = run(env, "resume", "s-stray", "--timeout=5s");
 
     String all = resume.stdout() + resume.stderr();
     assertThat(resume.exitCode()).as(all).isEqualTo(ExitCodes.TIMED_OUT);
-    assertThat(resume.took().minus(connecting)).as(all).isLessThan(Duration.ofSeconds(5 + 10));
+    assertThat(resume.took()).as(all).isLessThan(HANG);
     assertThat(resume.stdout().lines().filter(l -> l.startsWith("waiting: no worker polls task queue nobody-polls")))
         .as(all).singleElement().asString().contains("kandev-recovery resume --cancel s-stray");
     assertThat(resume.stdout()).contains("outcome: none within 5s — the resume runs on").doesNotContain("Exception");
@@ -138,7 +142,7 @@ public class CliOffTheHappyPathIT {
     // which sets the search attributes, never ran)
     Run listed = run(env, "resumes", "--running");
     assertThat(listed.exitCode()).as(listed.stdout() + listed.stderr()).isZero();
-    assertThat(listed.took().minus(connecting)).as(listed.stdout()).isLessThan(Duration.ofSeconds(ResumeClient.STEP_WAIT.toSeconds() + 10));
+    assertThat(listed.took()).as(listed.stdout()).isLessThan(HANG);
     assertThat(listed.stdout()).contains("1 resume(s)").contains("resume-session-s-stray ");
 
     Run cancel = run(env, "resume", "s-stray", "--cancel");
@@ -152,7 +156,7 @@ public class CliOffTheHappyPathIT {
     Run update = run(env, "update-runtime", "opencode-acp", "--timeout=3s");
     String updateOutput = update.stdout() + update.stderr();
     assertThat(update.exitCode()).as(updateOutput).isEqualTo(ExitCodes.TIMED_OUT);
-    assertThat(update.took().minus(connecting)).as(updateOutput).isLessThan(Duration.ofSeconds(3 + 10));
+    assertThat(update.took()).as(updateOutput).isLessThan(HANG);
     assertThat(update.stdout()).as(updateOutput)
         .contains("waiting: no worker polls task queue nobody-polls",
             "temporal workflow terminate --workflow-id runtime-update-opencode-acp",

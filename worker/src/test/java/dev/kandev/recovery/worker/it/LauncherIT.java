@@ -75,7 +75,7 @@ public class LauncherIT {
     assertThat(usage.exitCode()).as(usage.output()).isEqualTo(ExitCodes.USAGE);
     Run version = run(app, Map.of(), null, "--version");
     assertThat(version.exitCode()).isZero();
-    assertThat(version.output()).startsWith("kandev-recovery ");
+    assertThat(version.output()).isEqualTo(KandevProcess.versionLine() + "\n");
   }
 
   @Test
