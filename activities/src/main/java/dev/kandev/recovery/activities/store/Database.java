@@ -19,11 +19,13 @@ public final class Database implements AutoCloseable {
 
   private final HikariDataSource dataSource;
   private final String schema;
+  private final StoreLayout layout;
   private final Transactions transactions;
 
-  private Database(HikariDataSource dataSource, String schema) {
+  private Database(HikariDataSource dataSource, String schema, StoreLayout layout) {
     this.dataSource = dataSource;
     this.schema = schema;
+    this.layout = layout;
     this.transactions = new Transactions(dataSource);
   }
 
@@ -45,13 +47,14 @@ public final class Database implements AutoCloseable {
     config.setConnectionTimeout(10_000);
     config.setConnectionInitSql("SET lock_timeout = " + LOCK_TIMEOUT.toMillis()
         + "; SET statement_timeout = " + STATEMENT_TIMEOUT.toMillis());
-    return new Database(new HikariDataSource(config), settings.schema());
+    return new Database(new HikariDataSource(config), settings.schema(), settings.layout());
   }
 
   /**
    * Creates the schema if needed and applies the migrations under {@code db/migration}, after checking
    * that a newer release's migrations left nothing this worker would break on ({@link
-   * SchemaCompatibility}). Migrations of a newer release are left alone (Flyway ignores future ones).
+   * SchemaCompatibility}) and, in the kandev layout, that Kandev's tables have the columns we use ({@link
+   * KandevSchemaCheck}). Migrations of a newer release are left alone (Flyway ignores future ones).
    */
   public Database migrate() {
     Flyway flyway = Flyway.configure()
@@ -61,6 +64,9 @@ public final class Database implements AutoCloseable {
         .locations("classpath:db/migration")
         .load();
     SchemaCompatibility.check(flyway, dataSource, schema);
+    if (layout.isKandev()) {
+      KandevSchemaCheck.check(dataSource, layout);
+    }
     flyway.migrate();
     return this;
   }
@@ -76,6 +82,11 @@ public final class Database implements AutoCloseable {
 
   public String schema() {
     return schema;
+  }
+
+  /** Where Kandev's rows are: our mirror in {@link #schema()}, or Kandev's own tables. */
+  public StoreLayout layout() {
+    return layout;
   }
 
   @Override
