@@ -28,8 +28,9 @@ import dev.kandev.recovery.activities.store.RuntimeJobStore;
 import dev.kandev.recovery.activities.store.SessionIdentityStore;
 import dev.kandev.recovery.activities.store.SessionStore;
 import dev.kandev.recovery.activities.store.Transactions;
-import dev.kandev.recovery.activities.store.TranscriptStore;
 import dev.kandev.recovery.activities.store.WorkerPresenceStore;
+import dev.kandev.recovery.activities.store.kandev.KandevEventOutbox;
+import dev.kandev.recovery.activities.store.kandev.KandevLayoutStores;
 import dev.kandev.recovery.worker.config.AgentCatalog;
 import dev.kandev.recovery.worker.config.Settings;
 import dev.kandev.recovery.worker.limits.LaunchSlots;
@@ -103,8 +104,10 @@ public final class Components implements AutoCloseable {
       RecoveryMetrics metrics) {
     this.settings = settings;
     this.transactions = database.transactions();
-    this.sessions = new SessionStore(Json.mapper());
-    this.identities = new SessionIdentityStore();
+    // The mirror or Kandev's own tables (docs/kandev.md); the lead wires the NATS outbox at merge.
+    KandevLayoutStores layoutStores = KandevLayoutStores.of(database.layout(), Json.mapper(), KandevEventOutbox.NONE);
+    this.sessions = layoutStores.sessions();
+    this.identities = layoutStores.identities();
     this.locks = new ResumeLockStore();
     this.runtimeJobs = new RuntimeJobStore(Json.mapper());
     this.builtInAgents = builtInAgents;
@@ -114,13 +117,13 @@ public final class Components implements AutoCloseable {
         Json.mapper(), Clock.systemUTC());
     this.redemption = CredentialRedemptionServer.start(broker, settings.credentialBrokerPort());
     this.credentialEnvironment = new GitCredentialEnvironment(redemption.url(), installCredentialHelper());
-    this.executors = new ExecutorsRunningStore();
+    this.executors = layoutStores.executors();
     this.presence = new WorkerPresenceStore();
     this.npmLaunch = new NpmLaunch(settings.npm(), new CommandRunner());
     this.agentHost = new AgentHost(new AgentHostSettings(settings.host(), settings.workerInstance(),
         this.agentProfiles, settings.acpTimeouts(), settings.permissionPolicy(), settings.agentEnvironment(),
         npmLaunch),
-        transactions, identities, executors, new TranscriptStore());
+        transactions, identities, executors, layoutStores.transcript());
     this.reaper = new UnownedAgentReaper(agentHost, transactions, sessions, executors);
     metrics.agentsRunning(() -> agentHost.runningExecutions().size());
     this.launchSlots = new LaunchSlots(settings.launchLimits(), () -> agentHost.runningExecutions().size());

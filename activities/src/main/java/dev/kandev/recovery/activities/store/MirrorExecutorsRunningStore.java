@@ -11,24 +11,21 @@ import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.mapper.RowMapper;
 
 /**
- * The agent host's record of its processes in {@code executors_running}: which host and worker
- * instance owns the agent, its pid, status and execution id. It never writes {@code resume_token}
- * (only {@link SessionIdentityStore} does): every statement here names the columns it sets, and an
+ * The agent host's record of its processes in {@code executors_running} (in the kandev layout, in
+ * our {@code kandev_agent_executions}: see {@link #onKandevTables}): which host and worker instance
+ * owns the agent, its pid, status and execution id. It never writes {@code resume_token} (only
+ * {@link SessionIdentityStore} does): every statement here names the columns it sets, and an
  * insert of a new row leaves the token at its empty default. Every method runs on the caller's
  * transaction {@link Handle}.
  */
-public final class ExecutorsRunningStore {
-  public static final Set<String> EXIT_STATUSES = Set.of("failed", "stopped", "completed");
-  /** The statuses of a row that claims a live agent process. */
-  static final List<String> LIVE = List.of("starting", "running", "ready");
+public final class MirrorExecutorsRunningStore implements ExecutorsRunningStore {
   /** {@link #LIVE} as an SQL list. */
   static final String LIVE_STATUSES = "('" + String.join("', '", LIVE) + "')";
   /** SQL: row {@code e} claims a live agent of a gone instance on host {@code :host} other than {@code :instance}. */
   private static final String CLAIMED_BY_GONE_INSTANCE_ON_HOST = "e.status IN " + LIVE_STATUSES
       + " AND e.host = :host AND e.worker_instance <> :instance AND NOT " + WorkerPresenceStore.INSTANCE_ALIVE;
   /** SQL: session {@code s} of row {@code e} was active, with a stored provider session: restart recovery resumes it. */
-  private static final String RESUMED_AFTER_LOSS = "s.state IN ('WAITING_FOR_INPUT', 'RUNNING')"
-      + " AND NOT (s.state = 'WAITING_FOR_INPUT' AND s.error_message <> '') AND e.resume_token <> ''";
+  private final String resumedAfterLoss;
 
   static final RowMapper<ExecutorRecord> EXECUTOR_RECORD = (rs, ctx) -> new ExecutorRecord(
       rs.getString("session_id"), rs.getString("agent_execution_id"), rs.getString("host"),
@@ -36,6 +33,38 @@ public final class ExecutorsRunningStore {
       rs.getString("error_message"));
   static final String EXECUTOR_COLUMNS =
       "session_id, agent_execution_id, host, worker_instance, pid, status, error_message";
+
+  /** Our table of executions, Kandev's (or our mirror's) sessions, and the copies of the session's columns a new row takes. */
+  private final String executions;
+  private final String sessions;
+  private final String copiedSessionColumns;
+
+  /** On our mirror: the executions are rows of our {@code executors_running}, which also holds the token. */
+  public MirrorExecutorsRunningStore() {
+    this("executors_running", "task_sessions", ", task_id, agent_id", "e.resume_token");
+  }
+
+  /**
+   * In the kandev layout: the executions are rows of our {@code kandev_agent_executions} (V13), keyed
+   * by Kandev's session id; the sessions and the token ({@code executors_running.resume_token}) are
+   * read from Kandev's tables in {@code layout}'s schema, never written here.
+   */
+  public static ExecutorsRunningStore onKandevTables(StoreLayout layout) {
+    if (!layout.isKandev()) {
+      throw new IllegalArgumentException("Kandev's tables are only used in the kandev layout");
+    }
+    String k = layout.kandevSchema();
+    return new MirrorExecutorsRunningStore("kandev_agent_executions", k + ".task_sessions", "",
+        "COALESCE((SELECT er.resume_token FROM " + k + ".executors_running er WHERE er.session_id = s.id), '')");
+  }
+
+  private MirrorExecutorsRunningStore(String executions, String sessions, String copiedSessionColumns, String token) {
+    this.executions = executions;
+    this.sessions = sessions;
+    this.copiedSessionColumns = copiedSessionColumns;
+    this.resumedAfterLoss = "s.state IN ('WAITING_FOR_INPUT', 'RUNNING')"
+        + " AND NOT (s.state = 'WAITING_FOR_INPUT' AND COALESCE(s.error_message, '') <> '') AND " + token + " <> ''";
+  }
 
   /** A new execution of the session's agent has a process; it becomes the row's current execution. */
   public void recordStarting(Handle h, String sessionId, String executionId, String host, String workerInstance, long pid) {
@@ -49,15 +78,15 @@ public final class ExecutorsRunningStore {
         errorMessage == null ? "" : errorMessage);
   }
 
-  private static void recordExecution(Handle h, String sessionId, String executionId, String host,
+  private void recordExecution(Handle h, String sessionId, String executionId, String host,
       String workerInstance, Long pid, String status, String errorMessage) {
     // An exited execution's leases went at its exit (and its row's time is that of the exit).
     lastRecorded(h, "session_id = :sessionId AND status IN " + LIVE_STATUSES, Map.of("sessionId", sessionId))
         .forEach((session, recordedAt) -> revokeLeasesOfEndedExecution(h, session, recordedAt));
-    int rows = h.createUpdate("INSERT INTO executors_running (session_id, task_id, agent_id, agent_execution_id, host,"
+    int rows = h.createUpdate("INSERT INTO " + executions + " (session_id" + copiedSessionColumns + ", agent_execution_id, host,"
             + " worker_instance, pid, status, error_message, last_seen_at)"
-            + " SELECT id, task_id, agent_id, :executionId, :host, :instance, :pid, :status, :error, now()"
-            + " FROM task_sessions WHERE id = :sessionId"
+            + " SELECT id" + copiedSessionColumns + ", :executionId, :host, :instance, :pid, :status, :error, now()"
+            + " FROM " + sessions + " WHERE id = :sessionId"
             + " ON CONFLICT (session_id) DO UPDATE SET agent_execution_id = EXCLUDED.agent_execution_id,"
             + " host = EXCLUDED.host, worker_instance = EXCLUDED.worker_instance, pid = EXCLUDED.pid,"
             + " status = EXCLUDED.status, error_message = EXCLUDED.error_message, last_seen_at = now(),"
@@ -84,14 +113,14 @@ public final class ExecutorsRunningStore {
    */
   public boolean markRunning(Handle h, String sessionId, String executionId, Fence fence) {
     // Serialises with a concurrent transition of the session (e.g. the resume's restore).
-    h.createQuery("SELECT 1 FROM task_sessions WHERE id = :sessionId FOR SHARE")
+    h.createQuery("SELECT 1 FROM " + sessions + " WHERE id = :sessionId FOR SHARE")
         .bind("sessionId", sessionId)
         .mapTo(Integer.class)
         .list();
-    return h.createUpdate("UPDATE executors_running e SET status = 'running', error_message = '', last_seen_at = now(),"
+    return h.createUpdate("UPDATE " + executions + " e SET status = 'running', error_message = '', last_seen_at = now(),"
             + " updated_at = now() WHERE e.session_id = :sessionId AND e.agent_execution_id = :executionId"
             + " AND e.status = 'starting'"
-            + " AND (:fence < 0 OR EXISTS (SELECT 1 FROM task_sessions s JOIN resume_locks l"
+            + " AND (:fence < 0 OR EXISTS (SELECT 1 FROM " + sessions + " s JOIN resume_locks l"
             + " ON l.session_id = s.id WHERE s.id = e.session_id AND s.state = 'STARTING'"
             + " AND l.fencing_token = :fence))")
         .bind("sessionId", sessionId)
@@ -112,7 +141,7 @@ public final class ExecutorsRunningStore {
    * @return the withdrawn execution, if there was one
    */
   public Optional<ExecutorRecord> withdrawLaunch(Handle h, String sessionId, String lockOwner, String reason) {
-    return h.createQuery("UPDATE executors_running e SET status = 'failed', error_message = :reason, updated_at = now()"
+    return h.createQuery("UPDATE " + executions + " e SET status = 'failed', error_message = :reason, updated_at = now()"
             + " WHERE e.session_id = :sessionId AND e.status IN " + LIVE_STATUSES
             + " AND EXISTS (SELECT 1 FROM resume_locks l WHERE l.session_id = e.session_id AND l.owner = :owner"
             + " AND e.last_seen_at >= l.acquired_at)"
@@ -135,7 +164,7 @@ public final class ExecutorsRunningStore {
     Map<String, Instant> ended = lastRecorded(h, "session_id = :sessionId AND agent_execution_id = :executionId",
         Map.of("sessionId", sessionId, "executionId", executionId));
     ended.forEach((session, recordedAt) -> revokeLeasesOfEndedExecution(h, session, recordedAt));
-    return h.createUpdate("UPDATE executors_running SET status = :status, error_message = :error, pid = NULL,"
+    return h.createUpdate("UPDATE " + executions + " SET status = :status, error_message = :error, pid = NULL,"
             + " last_seen_at = now(), updated_at = now() WHERE session_id = :sessionId AND agent_execution_id = :executionId")
         .bind("status", status)
         .bind("error", errorMessage == null ? "" : errorMessage)
@@ -151,22 +180,14 @@ public final class ExecutorsRunningStore {
    */
   public Optional<RecordedAgent> lockRecordedAgent(Handle h, String sessionId) {
     return h.createQuery("SELECT " + EXECUTOR_COLUMNS + ", " + WorkerPresenceStore.INSTANCE_ALIVE + " AS instance_alive"
-            + " FROM executors_running e WHERE e.session_id = :sessionId FOR SHARE OF e")
+            + " FROM " + executions + " e WHERE e.session_id = :sessionId FOR SHARE OF e")
         .bind("sessionId", sessionId)
         .map((rs, ctx) -> new RecordedAgent(EXECUTOR_RECORD.map(rs, ctx), rs.getBoolean("instance_alive")))
         .findOne();
   }
 
-  /** An {@code executors_running} row and whether the worker instance it names still beats. */
-  public record RecordedAgent(ExecutorRecord executor, boolean instanceAlive) {
-    /** Whether the row claims a live agent process. */
-    public boolean claimsLive() {
-      return LIVE.contains(executor.status());
-    }
-  }
-
   public Optional<ExecutorRecord> find(Handle h, String sessionId) {
-    return h.createQuery("SELECT " + EXECUTOR_COLUMNS + " FROM executors_running WHERE session_id = :sessionId")
+    return h.createQuery("SELECT " + EXECUTOR_COLUMNS + " FROM " + executions + " WHERE session_id = :sessionId")
         .bind("sessionId", sessionId)
         .map(EXECUTOR_RECORD)
         .findOne();
@@ -177,7 +198,7 @@ public final class ExecutorsRunningStore {
    * and is itself alive (it beats in {@code worker_presence}); empty if none.
    */
   public Optional<String> liveOwnerOtherThan(Handle h, String sessionId, String workerInstance) {
-    return h.createQuery("SELECT e.worker_instance FROM executors_running e"
+    return h.createQuery("SELECT e.worker_instance FROM " + executions + " e"
             + " WHERE e.session_id = :sessionId AND e.worker_instance <> :instance"
             + " AND e.status IN " + LIVE_STATUSES + " AND " + WorkerPresenceStore.INSTANCE_ALIVE)
         .bind("sessionId", sessionId)
@@ -192,8 +213,8 @@ public final class ExecutorsRunningStore {
    * stored provider session. Restart recovery resumes them.
    */
   public List<String> sessionsLostOn(Handle h, String host, String workerInstance) {
-    return sessionIdsOnHost(h, "SELECT s.id FROM task_sessions s JOIN executors_running e ON e.session_id = s.id"
-        + " WHERE " + RESUMED_AFTER_LOSS + " AND " + CLAIMED_BY_GONE_INSTANCE_ON_HOST + " ORDER BY s.id", host, workerInstance);
+    return sessionIdsOnHost(h, "SELECT s.id FROM " + sessions + " s JOIN " + executions + " e ON e.session_id = s.id"
+        + " WHERE " + resumedAfterLoss + " AND " + CLAIMED_BY_GONE_INSTANCE_ON_HOST + " ORDER BY s.id", host, workerInstance);
   }
 
   /**
@@ -203,10 +224,10 @@ public final class ExecutorsRunningStore {
    */
   public List<String> markLostWithGoneWorkers(Handle h, String host, String workerInstance) {
     Map<String, Instant> lost = new LinkedHashMap<>();
-    h.createQuery("UPDATE executors_running e SET status = 'failed', pid = NULL, updated_at = now(),"
+    h.createQuery("UPDATE " + executions + " e SET status = 'failed', pid = NULL, updated_at = now(),"
             + " error_message = 'agent lost with its worker instance ' || e.worker_instance || ', which is gone'"
-            + " FROM task_sessions s, executors_running before WHERE s.id = e.session_id AND before.session_id = e.session_id"
-            + " AND NOT (" + RESUMED_AFTER_LOSS + ") AND " + CLAIMED_BY_GONE_INSTANCE_ON_HOST
+            + " FROM " + sessions + " s, " + executions + " before WHERE s.id = e.session_id AND before.session_id = e.session_id"
+            + " AND NOT (" + resumedAfterLoss + ") AND " + CLAIMED_BY_GONE_INSTANCE_ON_HOST
             + " RETURNING e.session_id, before.updated_at")
         .bind("host", host)
         .bind("instance", workerInstance)
@@ -217,9 +238,9 @@ public final class ExecutorsRunningStore {
   }
 
   /** When the executions of the rows {@code where} selects were last recorded, by session; the rows are locked. */
-  private static Map<String, Instant> lastRecorded(Handle h, String where, Map<String, String> binds) {
+  private Map<String, Instant> lastRecorded(Handle h, String where, Map<String, String> binds) {
     Map<String, Instant> recorded = new LinkedHashMap<>();
-    var query = h.createQuery("SELECT session_id, updated_at FROM executors_running WHERE " + where + " FOR UPDATE");
+    var query = h.createQuery("SELECT session_id, updated_at FROM " + executions + " WHERE " + where + " FOR UPDATE");
     binds.forEach(query::bind);
     query.map((rs, ctx) -> recorded.put(rs.getString(1), rs.getTimestamp(2).toInstant())).list();
     return recorded;

@@ -10,7 +10,7 @@ import org.jdbi.v3.core.statement.Update;
  * replacement needs a non-blank id, and clearing is a separate, explicitly named operation for the
  * user's Start fresh choice. Both copies always change together, in the caller's transaction.
  */
-public final class SessionIdentityStore {
+public final class MirrorSessionIdentityStore implements SessionIdentityStore {
   private static final RowMapper<SessionIdentity> SESSION_IDENTITY =
       (rs, ctx) -> new SessionIdentity(rs.getString("resume_token"), rs.getString("acp_session_id"));
 
@@ -38,7 +38,7 @@ public final class SessionIdentityStore {
   }
 
   private static void write(Handle h, String sessionId, String token, Fence fence) {
-    SessionStore.lockRow(h, sessionId);
+    MirrorSessionStore.lockRow(h, sessionId);
     if (!ResumeLockStore.holds(h, sessionId, fence)) {
       throw new StaleFenceException(sessionId, fence);
     }

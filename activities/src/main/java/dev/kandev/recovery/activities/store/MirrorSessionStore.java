@@ -22,10 +22,7 @@ import org.jdbi.v3.core.statement.Update;
  * publish a {@code session_events} row (and a {@code pg_notify}) in the same transaction. There is
  * no unguarded state write. Every method runs on the caller's transaction {@link Handle}.
  */
-public final class SessionStore {
-  public static final String EVENTS_CHANNEL = "session_events";
-  /** The metadata entry of the non-secret git credential routing snapshot. */
-  public static final String CREDENTIAL_SNAPSHOT_KEY = "git_credential_snapshot";
+public final class MirrorSessionStore implements SessionStore {
 
   /** Keys a guarded metadata write may set; {@code acp} belongs to {@link SessionIdentityStore}. */
   private static final Pattern METADATA_KEY = Pattern.compile("[a-z][a-z0-9_]{0,63}");
@@ -36,7 +33,7 @@ public final class SessionStore {
   private final RowMapper<SessionRecord> sessionRecord;
   private final TaskStore tasks = new TaskStore();
 
-  public SessionStore(ObjectMapper json) {
+  public MirrorSessionStore(ObjectMapper json) {
     this.sessionRecord = (rs, ctx) -> new SessionRecord(
         rs.getString("id"),
         rs.getString("task_id"),
@@ -71,6 +68,7 @@ public final class SessionStore {
         .orElseThrow(() -> new UnknownSessionException(sessionId));
   }
 
+  @Override
   public SessionRecord get(Handle h, String sessionId) {
     return find(h, sessionId).orElseThrow(() -> new UnknownSessionException(sessionId));
   }
@@ -268,6 +266,11 @@ public final class SessionStore {
 
   /** The state the session left when it last entered {@code entered}, from its published events. */
   public Optional<SessionState> stateBeforeLast(Handle h, String sessionId, SessionState entered) {
+    return stateBeforeLastFromEvents(h, sessionId, entered);
+  }
+
+  /** The state the session left when it last entered {@code entered}, from our {@code session_events} (both layouts). */
+  public static Optional<SessionState> stateBeforeLastFromEvents(Handle h, String sessionId, SessionState entered) {
     return h.createQuery("SELECT from_state FROM session_events WHERE session_id = :id AND to_state = :entered"
             + " ORDER BY id DESC LIMIT 1")
         .bind("id", sessionId)
@@ -278,7 +281,7 @@ public final class SessionStore {
   }
 
   /** Rejects transitions no caller may ask for, before anything is read or written. */
-  static void validateTransition(Collection<SessionState> expected, SessionState target) {
+  public static void validateTransition(Collection<SessionState> expected, SessionState target) {
     if (expected.isEmpty()) {
       throw new IllegalArgumentException("a guarded transition needs at least one expected state");
     }
@@ -296,7 +299,7 @@ public final class SessionStore {
     }
   }
 
-  private static void publish(
+  public static void publish(
       Handle h, String sessionId, String taskId, SessionState from, SessionState to, String reason, String errorMessage) {
     h.createQuery("WITH e AS (INSERT INTO session_events (session_id, task_id, from_state, to_state, reason, error_message)"
             + " VALUES (:sessionId, :taskId, :from, :to, :reason, :error)"

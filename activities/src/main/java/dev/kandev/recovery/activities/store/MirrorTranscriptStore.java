@@ -1,10 +1,6 @@
 package dev.kandev.recovery.activities.store;
 
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.mapper.RowMapper;
@@ -16,7 +12,7 @@ import org.jdbi.v3.core.mapper.RowMapper;
  * so loading a session any number of times never duplicates a message. Every method runs on the
  * caller's transaction {@link Handle}.
  */
-public final class TranscriptStore {
+public final class MirrorTranscriptStore implements TranscriptStore {
   private static final RowMapper<TranscriptEntry> TRANSCRIPT_ENTRY = (rs, ctx) -> new TranscriptEntry(
       rs.getInt("ordinal"), rs.getString("role"), rs.getString("content"), rs.getString("dedupe_key"));
 
@@ -40,58 +36,23 @@ public final class TranscriptStore {
     if (messages.isEmpty()) {
       return 0;
     }
-    SessionStore.lockRow(h, sessionId);
+    MirrorSessionStore.lockRow(h, sessionId);
     List<TranscriptEntry> existing = new ArrayList<>(entries(h, sessionId));
     boolean[] matched = new boolean[existing.size()];
     int inserted = 0;
     for (TranscriptMessage m : messages) {
-      int match = replay ? findMatch(m, existing, matched) : -1;
+      int match = replay ? TranscriptMatching.findMatch(m, existing, matched) : -1;
       if (match >= 0) {
         matched[match] = true;
         continue;
       }
-      String key = keyFor(m, existing);
+      String key = TranscriptMatching.keyFor(m, existing);
       if (existing.stream().noneMatch(e -> e.dedupeKey().equals(key))) {
-        existing.add(insert(h, sessionId, nextOrdinal(existing), m, key));
+        existing.add(insert(h, sessionId, TranscriptMatching.nextOrdinal(existing), m, key));
         inserted++;
       }
     }
     return inserted;
-  }
-
-  private static int findMatch(TranscriptMessage m, List<TranscriptEntry> existing, boolean[] matched) {
-    if (m.providerMessageId() != null) {
-      String idKey = "id:" + m.providerMessageId();
-      for (int i = 0; i < matched.length; i++) {
-        if (!matched[i] && existing.get(i).dedupeKey().equals(idKey)) {
-          return i;
-        }
-      }
-    }
-    for (int i = 0; i < matched.length; i++) {
-      TranscriptEntry e = existing.get(i);
-      if (!matched[i] && e.role().equals(m.role()) && e.content().equals(m.content())) {
-        return i;
-      }
-    }
-    return -1;
-  }
-
-  /**
-   * A user message is keyed by content: the client wrote it and cannot know the id the agent gives
-   * it, which is what a later replay carries.
-   */
-  private static String keyFor(TranscriptMessage m, List<TranscriptEntry> existing) {
-    if (m.providerMessageId() != null && !m.role().equals("user")) {
-      return "id:" + m.providerMessageId();
-    }
-    String hash = sha256(m.role() + "\n" + m.content());
-    long same = existing.stream().filter(e -> e.dedupeKey().startsWith("hash:" + hash + ":")).count();
-    return "hash:" + hash + ":" + same;
-  }
-
-  private static int nextOrdinal(List<TranscriptEntry> existing) {
-    return existing.stream().mapToInt(TranscriptEntry::ordinal).max().orElse(0) + 1;
   }
 
   private static TranscriptEntry insert(Handle h, String sessionId, int ordinal, TranscriptMessage m, String key) {
@@ -115,12 +76,4 @@ public final class TranscriptStore {
         .list();
   }
 
-  private static String sha256(String text) {
-    try {
-      byte[] digest = MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
-      return HexFormat.of().formatHex(digest, 0, 16);
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("SHA-256 is always available", e);
-    }
-  }
 }

@@ -12,6 +12,7 @@ import dev.kandev.recovery.activities.acp.AcpRemoteException;
 import dev.kandev.recovery.activities.acp.AcpTransportClosedException;
 import dev.kandev.recovery.activities.json.Json;
 import dev.kandev.recovery.workflows.model.Fence;
+import dev.kandev.recovery.activities.store.MirrorSessionStore;
 import dev.kandev.recovery.activities.store.SessionStore;
 import dev.kandev.recovery.activities.store.TaskStore;
 import dev.kandev.recovery.activities.store.Transactions;
@@ -63,7 +64,7 @@ public final class PromptTurns {
   public PromptTurns(AgentHost host, Transactions transactions, Duration turnTimeout, Duration cancelGrace) {
     this.host = host;
     this.transactions = transactions;
-    this.sessions = new SessionStore(json);
+    this.sessions = new MirrorSessionStore(json);
     this.tasks = new TaskStore();
     this.turnTimeout = turnTimeout;
     this.cancelGrace = cancelGrace;

@@ -2,6 +2,7 @@ package dev.kandev.recovery.activities.credentials;
 
 import dev.kandev.recovery.activities.json.Json;
 import dev.kandev.recovery.workflows.model.Fence;
+import dev.kandev.recovery.activities.store.MirrorSessionStore;
 import dev.kandev.recovery.activities.store.SessionStore;
 import dev.kandev.recovery.activities.testing.CredentialFixtures;
 import dev.kandev.recovery.activities.testing.FakeGitHubServer;
@@ -37,7 +38,7 @@ final class BrokerHarness implements BeforeEachCallback, AfterEachCallback {
   final TestDatabase db;
   final MutableClock clock = new MutableClock(Instant.now().truncatedTo(ChronoUnit.MICROS));
   final KeyPair appKeys = TestKeys.appKeyPair();
-  final SessionStore sessions = new SessionStore(Json.mapper());
+  final SessionStore sessions = new MirrorSessionStore(Json.mapper());
   Fixtures fixtures;
   CredentialFixtures rows;
   FakeGitHubServer github;

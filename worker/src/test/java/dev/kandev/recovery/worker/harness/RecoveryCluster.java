@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import dev.kandev.recovery.activities.json.Json;
+import dev.kandev.recovery.activities.store.MirrorSessionIdentityStore;
+import dev.kandev.recovery.activities.store.MirrorExecutorsRunningStore;
+import dev.kandev.recovery.activities.store.MirrorSessionStore;
 import dev.kandev.recovery.activities.store.ExecutorRecord;
 import dev.kandev.recovery.activities.store.ExecutorsRunningStore;
 import dev.kandev.recovery.workflows.model.Fence;
@@ -314,7 +317,7 @@ public final class RecoveryCluster implements BeforeEachCallback, AfterEachCallb
   }
 
   public SessionStore sessions() {
-    return new SessionStore(Json.mapper());
+    return new MirrorSessionStore(Json.mapper());
   }
 
   public SessionState state(String sessionId) {
@@ -322,11 +325,11 @@ public final class RecoveryCluster implements BeforeEachCallback, AfterEachCallb
   }
 
   public SessionIdentity identity(String sessionId) {
-    return db.tx(h -> new SessionIdentityStore().read(h, sessionId));
+    return db.tx(h -> new MirrorSessionIdentityStore().read(h, sessionId));
   }
 
   public Optional<ExecutorRecord> executor(String sessionId) {
-    return db.tx(h -> new ExecutorsRunningStore().find(h, sessionId));
+    return db.tx(h -> new MirrorExecutorsRunningStore().find(h, sessionId));
   }
 
   /** The session's agent once its process was spawned and it is in its ACP handshake. */

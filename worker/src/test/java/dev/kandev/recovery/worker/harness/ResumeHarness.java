@@ -8,6 +8,8 @@ import dev.kandev.recovery.activities.agent.PromptTurns;
 import dev.kandev.recovery.activities.agent.TurnResult;
 import dev.kandev.recovery.activities.json.Json;
 import dev.kandev.recovery.workflows.model.Fence;
+import dev.kandev.recovery.activities.store.MirrorSessionIdentityStore;
+import dev.kandev.recovery.activities.store.MirrorSessionStore;
 import dev.kandev.recovery.activities.store.ResumeLockStore;
 import dev.kandev.recovery.activities.store.SessionIdentity;
 import dev.kandev.recovery.activities.store.SessionIdentityStore;
@@ -75,8 +77,8 @@ public final class ResumeHarness implements BeforeEachCallback, AfterEachCallbac
 
   // What beforeEach starts.
   /** The stores the worker writes, for the tests' own reads and writes (they hold no state). */
-  public final SessionStore sessions = new SessionStore(Json.mapper());
-  public final SessionIdentityStore identities = new SessionIdentityStore();
+  public final SessionStore sessions = new MirrorSessionStore(Json.mapper());
+  public final SessionIdentityStore identities = new MirrorSessionIdentityStore();
   public final ResumeLockStore locks = new ResumeLockStore();
   public Fixtures fixtures;
   public CredentialFixtures credentials;

@@ -43,12 +43,12 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * page shows, on a real dev server, between the packaged jars of two builds: this one (build id: its
  * version) and the next release ({@link NextRelease}: this source tree with a workflow change behind
  * {@code getVersion("upgrade-drill")} that upserts a memo, a write of a new column, and that column's
- * expand migration {@code V12}, built with a version of its own). Twenty resumes whose agents are held
+ * expand migration {@code V14}, built with a version of its own). Twenty resumes whose agents are held
  * in ACP {@code initialize} on the old version while the new one starts (migrating the schema to
- * V12) and is made current finish on the old one (pinned, without the change, on the V12 schema), a
+ * V14) and is made current finish on the old one (pinned, without the change, on the V14 schema), a
  * resume started after the switch runs on the new one (with the change), the old one drains and its
  * worker stops. Rolled back with the steps of docs/upgrades.md "Rolling back" (the old worker started
- * again, on the V12 schema; the old version made current; the new one drained, its worker stopped),
+ * again, on the V14 schema; the old version made current; the new one drained, its worker stopped),
  * the same the other way. Last, a schema contracted beyond this release makes its worker refuse to
  * start. No workflow task of a run ran on another version, and none failed for non-determinism.
  *

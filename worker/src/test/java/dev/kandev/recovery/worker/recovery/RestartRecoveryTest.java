@@ -5,6 +5,8 @@ import static dev.kandev.recovery.workflows.model.SessionState.RUNNING;
 import static dev.kandev.recovery.workflows.model.SessionState.WAITING_FOR_INPUT;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.kandev.recovery.activities.store.MirrorTranscriptStore;
+import dev.kandev.recovery.activities.store.MirrorExecutorsRunningStore;
 import dev.kandev.recovery.activities.store.ExecutorsRunningStore;
 import dev.kandev.recovery.workflows.model.Fence;
 import dev.kandev.recovery.activities.store.TaskStore;
@@ -38,7 +40,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 public class RestartRecoveryTest {
   @RegisterExtension @Order(1) final TestDatabase db = new TestDatabase();
   @RegisterExtension @Order(2) final ResumeHarness harness = new ResumeHarness(db);
-  private final TranscriptStore transcripts = new TranscriptStore();
+  private final TranscriptStore transcripts = new MirrorTranscriptStore();
 
   @Test
   void completedTurnStaysInTurnFinishedThroughABackendRestartAndAutomaticResume() throws Exception {
@@ -146,7 +148,7 @@ public class RestartRecoveryTest {
 
   /** The restarted worker: same host, a new instance. */
   private RestartRecovery recovery() {
-    return new RestartRecovery(db.transactions(), new ExecutorsRunningStore(), harness.resumes, "test-host", "worker-b");
+    return new RestartRecovery(db.transactions(), new MirrorExecutorsRunningStore(), harness.resumes, "test-host", "worker-b");
   }
 
   private String taskUpdatedAt(String sessionId) {

@@ -5,6 +5,7 @@ import static dev.kandev.recovery.workflows.model.SessionState.STARTING;
 import static dev.kandev.recovery.workflows.model.SessionState.WAITING_FOR_INPUT;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.kandev.recovery.activities.store.MirrorExecutorsRunningStore;
 import dev.kandev.recovery.activities.store.ExecutorsRunningStore;
 import dev.kandev.recovery.activities.store.SessionIdentity;
 import dev.kandev.recovery.activities.store.TestStores;
@@ -26,7 +27,7 @@ public class StaleStartingRecoveryTest {
   @RegisterExtension @Order(1) final TestDatabase db = new TestDatabase();
   @RegisterExtension @Order(2) final ResumeHarness harness = new ResumeHarness(db);
   private StaleStartingRecovery recovery;
-  private final ExecutorsRunningStore executors = new ExecutorsRunningStore();
+  private final ExecutorsRunningStore executors = new MirrorExecutorsRunningStore();
 
   @BeforeEach
   void setUp() {
