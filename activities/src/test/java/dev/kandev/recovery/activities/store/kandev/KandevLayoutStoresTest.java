@@ -97,14 +97,22 @@ class KandevLayoutStoresTest {
     fixtures.task("t1", "ws-1", "IN_PROGRESS").session("s1", "t1", "test-agent", STARTING, "");
     ObjectNode snapshot = JsonNodeFactory.instance.objectNode().put("policy", "github_app");
 
+    kandevSetsMetadataKey("plan_mode", "true");
     db.tx(h -> sessions.writeMetadataEntry(h, "s1", "git_credential_snapshot", snapshot, Set.of(STARTING), Fence.none()));
-    // Kandev's SetSessionMetadataKey, between our writes.
-    fixtures.exec("UPDATE task_sessions SET metadata = jsonb_set(CASE WHEN metadata IS NULL OR metadata IN ('null','')"
-        + " THEN '{}'::jsonb ELSE metadata::jsonb END, ARRAY['plan_mode'], 'true'::jsonb, true)::text WHERE id = 's1'");
+    assertThat(fixtures.string("SELECT metadata FROM task_sessions WHERE id = 's1'"))
+        .isEqualTo("{\"plan_mode\": true, \"git_credential_snapshot\": {\"policy\": \"github_app\"}}");
+    kandevSetsMetadataKey("context_window", "5");
     db.tx(h -> sessions.writeMetadataEntry(h, "s1", "git_credential_snapshot", null, Set.of(STARTING), Fence.none()));
 
-    assertThat(fixtures.string("SELECT metadata FROM task_sessions WHERE id = 's1'")).isEqualTo("{\"plan_mode\": true}");
+    assertThat(fixtures.string("SELECT metadata FROM task_sessions WHERE id = 's1'"))
+        .isEqualTo("{\"plan_mode\": true, \"context_window\": 5}");
     assertThat(fixtures.string("SELECT pg_typeof(metadata)::text FROM task_sessions WHERE id = 's1'")).isEqualTo("text");
+  }
+
+  /** Kandev's {@code SetSessionMetadataKey} on PostgreSQL, as the facts give it. */
+  private void kandevSetsMetadataKey(String key, String jsonValue) {
+    fixtures.exec("UPDATE task_sessions SET metadata = jsonb_set(CASE WHEN metadata IS NULL OR metadata IN ('null','')"
+        + " THEN '{}'::jsonb ELSE metadata::jsonb END, ARRAY[?], ?::jsonb, true)::text WHERE id = 's1'", key, jsonValue);
   }
 
   @Test
