@@ -114,7 +114,7 @@ public final class Components implements AutoCloseable {
     this.agentProfiles = agentProfiles;
     this.broker = new CredentialBroker(transactions, new CredentialPolicyResolver(Json.mapper()),
         List.of(new GitHubAppCredentialResolver(settings.gitHubApp(), Json.mapper(), Clock.systemUTC())),
-        Json.mapper(), Clock.systemUTC());
+        Json.mapper(), Clock.systemUTC(), database.layout());
     this.redemption = CredentialRedemptionServer.start(broker, settings.credentialBrokerPort());
     this.credentialEnvironment = new GitCredentialEnvironment(redemption.url(), installCredentialHelper());
     this.executors = layoutStores.executors();

@@ -1,6 +1,7 @@
 package dev.kandev.recovery.activities.credentials;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.kandev.recovery.activities.store.StoreLayout;
 import dev.kandev.recovery.activities.store.Transactions;
 import dev.kandev.recovery.workflows.model.Fence;
 import dev.kandev.recovery.workflows.model.GitCredentialSnapshot;
@@ -45,6 +46,7 @@ public final class CredentialBroker {
   private final LeaseStore leases;
   private final LeaseAttemptStore attempts;
   private final Clock clock;
+  private final SessionTables tables;
   private final SecureRandom random = new SecureRandom();
 
   public CredentialBroker(
@@ -53,6 +55,18 @@ public final class CredentialBroker {
       List<CredentialResolver> resolvers,
       ObjectMapper json,
       Clock clock) {
+    this(transactions, policies, resolvers, json, clock, StoreLayout.MIRROR);
+  }
+
+  /** A broker that authorizes against the tasks and sessions of {@code layout}: our mirror or Kandev's own tables. */
+  public CredentialBroker(
+      Transactions transactions,
+      CredentialPolicyResolver policies,
+      List<CredentialResolver> resolvers,
+      ObjectMapper json,
+      Clock clock,
+      StoreLayout layout) {
+    this.tables = SessionTables.of(layout);
     this.transactions = transactions;
     this.policies = policies;
     resolvers.forEach(r -> this.resolvers.put(r.policy(), r));
@@ -172,7 +186,7 @@ public final class CredentialBroker {
   /** Whether an attempt's earlier result is what issuing now would give, but for the lease ids. */
   private boolean stillServes(Handle h, AttemptLeases earlier, List<LeaseScope> scopes, String executorId, Instant now) {
     for (LeaseScope scope : scopes) {
-      ScopeAuthorizer.authorize(h, scope);
+      ScopeAuthorizer.authorize(h, tables, scope);
     }
     if ((earlier.snapshot() == null) != scopes.isEmpty()) {
       return false;
@@ -202,8 +216,8 @@ public final class CredentialBroker {
   }
 
   /** The session's executor, or null when it has none. */
-  private static String executorOf(Handle h, String sessionId) {
-    return h.createQuery("SELECT executor_id FROM task_sessions WHERE id = :sessionId")
+  private String executorOf(Handle h, String sessionId) {
+    return h.createQuery("SELECT COALESCE(executor_id, '') FROM " + tables.sessions() + " WHERE id = :sessionId")
         .bind("sessionId", sessionId)
         .mapTo(String.class)
         .findOne()
@@ -212,7 +226,7 @@ public final class CredentialBroker {
   }
 
   private LeaseGrant issue(Handle h, LeaseScope scope, String executorId, Duration leaseTtl) {
-    ScopeAuthorizer.authorize(h, scope);
+    ScopeAuthorizer.authorize(h, tables, scope);
     ResolvedPolicy policy = policies.resolve(h, scope.workspaceId(), executorId);
     Instant now = now();
     if (policy.policy() == CredentialPolicy.NONE) {
@@ -243,7 +257,7 @@ public final class CredentialBroker {
           leases.byIdForUpdate(h, leaseId).orElseThrow(() -> CredentialException.leaseInvalid("unknown lease " + leaseId));
       Instant now = now();
       rejectUnusable(lease, now);
-      ScopeAuthorizer.authorize(h, lease.scope());
+      ScopeAuthorizer.authorize(h, tables, lease.scope());
       requireCurrentBinding(h, lease);
       String token = newToken();
       Instant expiresAt = now.plus(lease.ttl());
@@ -306,16 +320,16 @@ public final class CredentialBroker {
   }
 
   private List<LeaseScope> scopesForSession(Handle h, String sessionId) {
-    boolean known = h.createQuery("SELECT EXISTS (SELECT 1 FROM task_sessions WHERE id = :sessionId)")
+    boolean known = h.createQuery("SELECT EXISTS (SELECT 1 FROM " + tables.sessions() + " WHERE id = :sessionId)")
         .bind("sessionId", sessionId)
         .mapTo(Boolean.class)
         .one();
     if (!known) {
       throw CredentialException.scopeDenied("unknown session " + sessionId);
     }
-    return h.createQuery("SELECT t.workspace_id, s.task_id, r.id, r.host, r.owner, r.name, r.provider FROM task_sessions s"
-            + " JOIN tasks t ON t.id = s.task_id JOIN task_repositories tr ON tr.task_id = s.task_id"
-            + " JOIN repositories r ON r.id = tr.repository_id WHERE s.id = :sessionId ORDER BY tr.position, r.id")
+    return h.createQuery("SELECT t.workspace_id, s.task_id, r.id, r.host, r.owner, r.name, r.provider FROM " + tables.sessions() + " s"
+            + " JOIN " + tables.tasks() + " t ON t.id = s.task_id JOIN " + tables.taskRepositories() + " tr ON tr.task_id = s.task_id"
+            + " JOIN " + tables.repositories() + " r ON r.id = tr.repository_id WHERE s.id = :sessionId ORDER BY tr.position, r.id")
         .bind("sessionId", sessionId)
         .map((rs, ctx) -> new LeaseScope(rs.getString("workspace_id"), rs.getString("task_id"), sessionId,
             rs.getString("id"), rs.getString("host"), "/" + rs.getString("owner") + "/" + rs.getString("name"),
@@ -336,7 +350,7 @@ public final class CredentialBroker {
     if (!matches) {
       throw CredentialException.scopeDenied("lease " + lease.id() + " is not for this repository");
     }
-    ScopeAuthorizer.authorize(h, lease.scope());
+    ScopeAuthorizer.authorize(h, tables, lease.scope());
     requireCurrentBinding(h, lease);
     return lease;
   }

@@ -17,8 +17,8 @@ final class ScopeAuthorizer {
    * Authorizes {@code scope} inside the caller's transaction. The session row is read {@code FOR
    * SHARE}, so a concurrent terminal transition waits for the lease write that follows.
    */
-  static void authorize(Handle h, LeaseScope scope) {
-    String taskWorkspace = h.createQuery("SELECT workspace_id FROM tasks WHERE id = :taskId")
+  static void authorize(Handle h, SessionTables tables, LeaseScope scope) {
+    String taskWorkspace = h.createQuery("SELECT workspace_id FROM " + tables.tasks() + " WHERE id = :taskId")
         .bind("taskId", scope.taskId())
         .mapTo(String.class)
         .findOne()
@@ -26,7 +26,7 @@ final class ScopeAuthorizer {
     if (!scope.workspaceId().equals(taskWorkspace)) {
       throw CredentialException.scopeDenied("task does not belong to workspace");
     }
-    SessionRow session = h.createQuery("SELECT task_id, state FROM task_sessions WHERE id = :sessionId FOR SHARE")
+    SessionRow session = h.createQuery("SELECT task_id, state FROM " + tables.sessions() + " WHERE id = :sessionId FOR SHARE")
         .bind("sessionId", scope.sessionId())
         .map(SESSION_ROW)
         .findOne()
@@ -38,7 +38,7 @@ final class ScopeAuthorizer {
       throw CredentialException.sessionTerminal(scope.sessionId(), session.state());
     }
     RepositoryRow repository = h.createQuery("SELECT r.workspace_id, r.provider, r.host, r.owner, r.name"
-            + " FROM task_repositories tr JOIN repositories r ON r.id = tr.repository_id"
+            + " FROM " + tables.taskRepositories() + " tr JOIN " + tables.repositories() + " r ON r.id = tr.repository_id"
             + " WHERE tr.task_id = :taskId AND tr.repository_id = :repositoryId")
         .bind("taskId", scope.taskId())
         .bind("repositoryId", scope.repositoryId())

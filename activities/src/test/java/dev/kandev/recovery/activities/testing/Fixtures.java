@@ -31,6 +31,11 @@ public final class Fixtures {
     this.layout = layout;
   }
 
+  /** Where these fixtures write Kandev's rows. */
+  public StoreLayout layout() {
+    return layout;
+  }
+
   public Fixtures task(String taskId, String workspaceId, String taskState) {
     if (layout.isKandev()) {
       return exec("INSERT INTO tasks (id, workspace_id, title, state, created_at, updated_at)"

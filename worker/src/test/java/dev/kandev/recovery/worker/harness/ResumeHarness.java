@@ -8,8 +8,6 @@ import dev.kandev.recovery.activities.agent.PromptTurns;
 import dev.kandev.recovery.activities.agent.TurnResult;
 import dev.kandev.recovery.activities.json.Json;
 import dev.kandev.recovery.workflows.model.Fence;
-import dev.kandev.recovery.activities.store.MirrorSessionIdentityStore;
-import dev.kandev.recovery.activities.store.MirrorSessionStore;
 import dev.kandev.recovery.activities.store.ResumeLockStore;
 import dev.kandev.recovery.activities.store.SessionIdentity;
 import dev.kandev.recovery.activities.store.SessionIdentityStore;
@@ -19,6 +17,8 @@ import dev.kandev.recovery.activities.testing.FakeGitHubServer;
 import dev.kandev.recovery.activities.testing.Fixtures;
 import dev.kandev.recovery.activities.testing.TempFolders;
 import dev.kandev.recovery.activities.testing.TestAgent;
+import dev.kandev.recovery.activities.store.kandev.KandevEventOutbox;
+import dev.kandev.recovery.activities.store.kandev.KandevLayoutStores;
 import dev.kandev.recovery.activities.testing.TestDatabase;
 import dev.kandev.recovery.worker.Components;
 import dev.kandev.recovery.worker.dev.DevTemporalServer;
@@ -77,8 +77,9 @@ public final class ResumeHarness implements BeforeEachCallback, AfterEachCallbac
 
   // What beforeEach starts.
   /** The stores the worker writes, for the tests' own reads and writes (they hold no state). */
-  public final SessionStore sessions = new MirrorSessionStore(Json.mapper());
-  public final SessionIdentityStore identities = new MirrorSessionIdentityStore();
+  /** The stores of the test database's layout (our mirror or Kandev's tables), for the tests' reads and set-ups. */
+  public SessionStore sessions;
+  public SessionIdentityStore identities;
   public final ResumeLockStore locks = new ResumeLockStore();
   public Fixtures fixtures;
   public CredentialFixtures credentials;
@@ -124,6 +125,9 @@ public final class ResumeHarness implements BeforeEachCallback, AfterEachCallbac
   public void beforeEach(ExtensionContext context) {
     Path folder = TempFolders.create(context, "kandev-resume-harness-");
     fixtures = db.fixtures();
+    KandevLayoutStores stores = KandevLayoutStores.of(db.layout(), Json.mapper(), KandevEventOutbox.NONE);
+    sessions = stores.sessions();
+    identities = stores.identities();
     credentials = new CredentialFixtures(fixtures);
     agentState = folder.resolve("agent-state");
     modeFile = folder.resolve("agent-mode");
@@ -132,6 +136,8 @@ public final class ResumeHarness implements BeforeEachCallback, AfterEachCallbac
     gitHubApp = new GitHubAppStandIn();
     github = gitHubApp.server;
     environment.put("KANDEV_DB_SCHEMA", db.database().schema());
+    environment.put("KANDEV_STORE_LAYOUT", db.layout().isKandev() ? "kandev" : "mirror");
+    environment.put("KANDEV_KANDEV_SCHEMA", db.layout().kandevSchema());
     environment.put("KANDEV_HOST", "test-host");
     environment.put("KANDEV_ACP_INITIALIZE_TIMEOUT_SECONDS", "20");
     environment.put("KANDEV_ACP_SESSION_LOAD_TIMEOUT_SECONDS", "20");
@@ -316,7 +322,7 @@ public final class ResumeHarness implements BeforeEachCallback, AfterEachCallbac
   }
 
   public String snapshotJson(String sessionId) {
-    return fixtures.string("SELECT metadata -> 'git_credential_snapshot' FROM task_sessions WHERE id = ?", sessionId);
+    return fixtures.string("SELECT metadata::jsonb -> 'git_credential_snapshot' FROM task_sessions WHERE id = ?", sessionId);
   }
 
   /** Stops what {@link #beforeEach} started, also when it stopped half way. */
