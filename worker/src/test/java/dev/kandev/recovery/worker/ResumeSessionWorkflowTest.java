@@ -131,8 +131,6 @@ public class ResumeSessionWorkflowTest {
     assertThat(result.finalState()).isEqualTo(WAITING_FOR_INPUT);
     assertThat(result.providerSessionId()).isEqualTo(token);
     assertThat(harness.transitions("s1")).endsWith("FAILED>STARTING", "STARTING>WAITING_FOR_INPUT");
-    assumeTrue(layout == StoreLayout.Kind.MIRROR,
-        "the test's stand-in for Kandev's prompt turn (PromptTurns) writes our mirror's tables only");
     // The launched agent's own git asks the broker through the project's credential helper.
     String reply = harness.prompt("s1", "git-credential:github.com/acme/widgets").responseText();
     assertThat(reply).contains("username=x-access-token").doesNotContain("password-length=0");

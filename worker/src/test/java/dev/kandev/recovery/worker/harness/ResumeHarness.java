@@ -221,7 +221,7 @@ public final class ResumeHarness implements BeforeEachCallback, AfterEachCallbac
 
   /** A prompt turn with the session's agent on the worker that runs now, as Kandev runs one. */
   public TurnResult prompt(String sessionId, String text) {
-    return new PromptTurns(components().agentHost(), db.transactions()).prompt(sessionId, text);
+    return new PromptTurns(components().agentHost(), db.transactions(), db.layout()).prompt(sessionId, text);
   }
 
   public static String taskOf(String sessionId) {

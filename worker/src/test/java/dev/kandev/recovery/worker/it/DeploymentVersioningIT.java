@@ -167,8 +167,8 @@ public class DeploymentVersioningIT {
     assertThat(refused.exitCode()).as(refused.output()).isEqualTo(8);
     assertThat(refused.output()).doesNotContain("\tat ", "Exception");
     assertThat(refused.output().lines().filter(line -> line.startsWith("kandev-recovery worker: "))).singleElement()
-        .isEqualTo("kandev-recovery worker: schema " + cluster.schema() + " is at migration 12 and needs a worker that"
-            + " knows migration 99 or later, but this worker knows migrations up to 11: run that newer release"
+        .isEqualTo("kandev-recovery worker: schema " + cluster.schema() + " is at migration 14 and needs a worker that"
+            + " knows migration 99 or later, but this worker knows migrations up to 13: run that newer release"
             + " (docs/upgrades.md)");
   }
 
