@@ -66,7 +66,18 @@ public final class KandevSchemaCheck {
       new Column("task_session_messages", "updated_at", TIMESTAMP),
       new Column("task_session_messages", "prompt_seq", INTEGER),
       new Column("task_session_prompt_seq", "task_session_id", TEXT),
-      new Column("task_session_prompt_seq", "last_seq", INTEGER));
+      new Column("task_session_prompt_seq", "last_seq", INTEGER),
+      // Read by the credential broker.
+      new Column("task_repositories", "task_id", TEXT),
+      new Column("task_repositories", "repository_id", TEXT),
+      new Column("task_repositories", "position", INTEGER),
+      new Column("repositories", "id", TEXT),
+      new Column("repositories", "workspace_id", TEXT),
+      new Column("repositories", "provider", TEXT),
+      new Column("repositories", "provider_host", TEXT),
+      new Column("repositories", "provider_owner", TEXT),
+      new Column("repositories", "provider_name", TEXT),
+      new Column("repositories", "deleted_at", TIMESTAMP));
 
   private KandevSchemaCheck() {}
 
