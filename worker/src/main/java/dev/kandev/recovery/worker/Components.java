@@ -25,6 +25,7 @@ import dev.kandev.recovery.activities.store.Database;
 import dev.kandev.recovery.activities.store.ExecutorsRunningStore;
 import dev.kandev.recovery.activities.store.ResumeLockStore;
 import dev.kandev.recovery.activities.store.RuntimeJobStore;
+import dev.kandev.recovery.activities.store.StoreLayout;
 import dev.kandev.recovery.activities.store.SessionIdentityStore;
 import dev.kandev.recovery.activities.store.SessionStore;
 import dev.kandev.recovery.activities.store.Transactions;
@@ -67,6 +68,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 public final class Components implements AutoCloseable {
   private final Settings settings;
+  /** Where Kandev's rows are: our mirror or Kandev's own tables (docs/kandev.md). */
+  private final StoreLayout layout;
   private final Transactions transactions;
   private final SessionStore sessions;
   private final SessionIdentityStore identities;
@@ -105,7 +108,8 @@ public final class Components implements AutoCloseable {
     this.settings = settings;
     this.transactions = database.transactions();
     // The mirror or Kandev's own tables (docs/kandev.md); the lead wires the NATS outbox at merge.
-    KandevLayoutStores layoutStores = KandevLayoutStores.of(database.layout(), Json.mapper(), KandevEventOutbox.NONE);
+    this.layout = database.layout();
+    KandevLayoutStores layoutStores = KandevLayoutStores.of(layout, Json.mapper(), KandevEventOutbox.NONE);
     this.sessions = layoutStores.sessions();
     this.identities = layoutStores.identities();
     this.locks = new ResumeLockStore();
@@ -173,7 +177,7 @@ public final class Components implements AutoCloseable {
         new AgentActivitiesImpl(agentHost, transactions, sessions, executors, broker, credentialEnvironment, launchThreads),
         new RuntimeUpdateActivitiesImpl(builtInAgents, settings.npm(), new CommandRunner(), npmLaunch,
             new StdioAcpProbe(Json.mapper()), transactions, runtimeJobs),
-        new RetentionActivitiesImpl(transactions, new RetentionStore()));
+        new RetentionActivitiesImpl(transactions, new RetentionStore(layout)));
   }
 
   /** Restores the sessions an ended resume left STARTING, resuming through {@code resumes}. */

@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.kandev.recovery.activities.json.Json;
+import dev.kandev.recovery.activities.retention.RetentionStore;
 import dev.kandev.recovery.activities.store.ExecutorsRunningStore;
 import dev.kandev.recovery.activities.store.KandevSchemaCheck;
 import dev.kandev.recovery.activities.store.KandevSchemaMismatchException;
@@ -22,7 +23,10 @@ import dev.kandev.recovery.activities.testing.Fixtures;
 import dev.kandev.recovery.activities.testing.KandevCatalog;
 import dev.kandev.recovery.activities.testing.TestDatabase;
 import dev.kandev.recovery.workflows.model.Fence;
+import dev.kandev.recovery.workflows.model.SessionState;
 import dev.kandev.recovery.workflows.model.TaskState;
+import dev.kandev.recovery.workflows.retention.PruneBatch;
+import dev.kandev.recovery.workflows.retention.RetentionTable;
 import java.sql.Connection;
 import java.time.Duration;
 import java.time.Instant;
@@ -226,5 +230,31 @@ class KandevLayoutStoresTest {
     fixtures.exec("ALTER TABLE executors_running DROP COLUMN resume_token");
     assertThatThrownBy(() -> KandevSchemaCheck.check(db.dataSource(), db.layout()))
         .hasMessageStartingWith("Kandev's table " + k + ".executors_running has no column resume_token, expected resume_token text:");
+  }
+
+  @Test
+  void retentionPrunesOnlyOurRowsAndKeepsTheLatestEventOfAKandevSession() {
+    fixtures.task("t1", "ws-1", "REVIEW").session("s1", "t1", "test-agent", WAITING_FOR_INPUT, "{}").storedToken("s1", "acp-1");
+    db.run(h -> executors.recordStarting(h, "s1", "exec-1", "host-a", "w-1", 4242));
+    db.run(h -> executors.markExited(h, "s1", "exec-1", "stopped", ""));
+    db.tx(h -> sessions.transition(h, "s1", Set.of(WAITING_FOR_INPUT), SessionState.COMPLETED, "done", "", Fence.none()));
+    db.run(h -> transcript.recordReplay(h, "s1", List.of(new TranscriptMessage("agent", "done", "m-1"))));
+    fixtures.exec("UPDATE task_sessions SET completed_at = completed_at - interval '100 days'");
+    fixtures.exec("UPDATE kandev_agent_executions SET updated_at = now() - interval '100 days'");
+    fixtures.exec("UPDATE session_events SET at = now() - interval '100 days'");
+    RetentionStore retention = new RetentionStore(db.layout());
+
+    int[] pruned = new int[RetentionTable.values().length];
+    for (RetentionTable table : RetentionTable.values()) {
+      pruned[table.ordinal()] = db.tx((Handle h) -> retention.prune(h, new PruneBatch(table, 30, 100)));
+    }
+
+    assertThat(pruned[RetentionTable.EXECUTORS_RUNNING.ordinal()]).isEqualTo(1);
+    assertThat(fixtures.count("SELECT count(*) FROM kandev_agent_executions")).isZero();
+    assertThat(fixtures.string("SELECT resume_token FROM executors_running WHERE session_id = 's1'")).isEqualTo("acp-1");
+    assertThat(pruned[RetentionTable.SESSION_MESSAGES.ordinal()]).isZero();
+    assertThat(fixtures.count("SELECT count(*) FROM task_session_messages")).isEqualTo(1);
+    assertThat(fixtures.count("SELECT count(*) FROM session_events")).as("the latest of the live session").isEqualTo(1);
+    assertThat(KandevCatalog.of(fixtures, db.layout().kandevSchema())).isEqualTo(catalogBefore);
   }
 }
