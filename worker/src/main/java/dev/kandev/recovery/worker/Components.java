@@ -25,11 +25,14 @@ import dev.kandev.recovery.activities.store.ExecutorsRunningStore;
 import dev.kandev.recovery.activities.store.ResumeLockStore;
 import dev.kandev.recovery.activities.store.RetentionStore;
 import dev.kandev.recovery.activities.store.RuntimeJobStore;
+import dev.kandev.recovery.activities.store.StoreLayout;
 import dev.kandev.recovery.activities.store.SessionIdentityStore;
 import dev.kandev.recovery.activities.store.SessionStore;
 import dev.kandev.recovery.activities.store.Transactions;
-import dev.kandev.recovery.activities.store.TranscriptStore;
 import dev.kandev.recovery.activities.store.WorkerPresenceStore;
+import dev.kandev.recovery.activities.store.kandev.KandevEventOutbox;
+import dev.kandev.recovery.activities.store.kandev.KandevLayoutStores;
+import dev.kandev.recovery.worker.events.KandevEventOutboxes;
 import dev.kandev.recovery.worker.config.AgentCatalog;
 import dev.kandev.recovery.worker.config.Settings;
 import dev.kandev.recovery.worker.limits.LaunchSlots;
@@ -66,6 +69,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 public final class Components implements AutoCloseable {
   private final Settings settings;
+  /** Where Kandev's rows are: our mirror or Kandev's own tables (docs/kandev.md). */
+  private final StoreLayout layout;
   private final Transactions transactions;
   private final SessionStore sessions;
   private final SessionIdentityStore identities;
@@ -103,22 +108,27 @@ public final class Components implements AutoCloseable {
       RecoveryMetrics metrics) {
     this.settings = settings;
     this.transactions = database.transactions();
-    this.sessions = new SessionStore(Json.mapper());
-    this.identities = new SessionIdentityStore();
+    // The mirror or Kandev's own tables (docs/kandev.md); on Kandev's, each transition also stores
+    // Kandev's bus events in our outbox when its bus is attached (KANDEV_NATS_URL).
+    this.layout = database.layout();
+    KandevLayoutStores layoutStores = KandevLayoutStores.of(layout, Json.mapper(),
+        layout.isKandev() ? KandevEventOutboxes.of(settings.kandevBus(), layout.kandevSchema()) : KandevEventOutbox.NONE);
+    this.sessions = layoutStores.sessions();
+    this.identities = layoutStores.identities();
     this.locks = new ResumeLockStore();
     this.runtimeJobs = new RuntimeJobStore(Json.mapper());
     this.builtInAgents = builtInAgents;
     this.agentProfiles = agentProfiles;
     this.broker = new CredentialBroker(transactions, new CredentialPolicyResolver(Json.mapper()),
         List.of(new GitHubAppCredentialResolver(settings.gitHubApp(), Json.mapper(), Clock.systemUTC())),
-        Json.mapper(), Clock.systemUTC());
-    this.executors = new ExecutorsRunningStore();
+        Json.mapper(), Clock.systemUTC(), database.layout());
+    this.executors = layoutStores.executors();
     this.presence = new WorkerPresenceStore();
     this.npmLaunch = new NpmLaunch(settings.npm(), new CommandRunner());
     this.agentHost = new AgentHost(new AgentHostSettings(settings.host(), settings.workerInstance(),
         this.agentProfiles, settings.acpTimeouts(), settings.permissionPolicy(), settings.agentEnvironment(),
         npmLaunch),
-        transactions, identities, executors, new TranscriptStore());
+        transactions, identities, executors, layoutStores.transcript());
     // A lease redeems only for its session's agent on this worker, or that agent's descendants.
     this.redemption = CredentialRedemptionServer.start(broker, settings.credentialBrokerPort(), agentHost::agentProcess);
     this.credentialEnvironment = new GitCredentialEnvironment(redemption.url(), installCredentialHelper());
@@ -171,7 +181,7 @@ public final class Components implements AutoCloseable {
         new AgentActivitiesImpl(agentHost, transactions, sessions, executors, broker, credentialEnvironment, launchThreads),
         new RuntimeUpdateActivitiesImpl(builtInAgents, settings.npm(), new CommandRunner(), npmLaunch,
             new StdioAcpProbe(Json.mapper()), transactions, runtimeJobs),
-        new RetentionActivitiesImpl(transactions, new RetentionStore()));
+        new RetentionActivitiesImpl(transactions, new RetentionStore(layout)));
   }
 
   /** Restores the sessions an ended resume left STARTING, resuming through {@code resumes}. */

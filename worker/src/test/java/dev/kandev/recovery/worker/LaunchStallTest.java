@@ -6,6 +6,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kandev.recovery.activities.agent.AgentHostSettings;
 import dev.kandev.recovery.activities.json.Json;
+import dev.kandev.recovery.activities.store.MirrorSessionIdentityStore;
+import dev.kandev.recovery.activities.store.MirrorExecutorsRunningStore;
+import dev.kandev.recovery.activities.store.MirrorSessionStore;
 import dev.kandev.recovery.activities.store.ExecutorRecord;
 import dev.kandev.recovery.activities.store.ExecutorsRunningStore;
 import dev.kandev.recovery.activities.store.ResumeLockStore;
@@ -91,9 +94,9 @@ public class LaunchStallTest {
     resumes = new ResumeClient(connection.client, QUEUE);
     gitHubApp = new GitHubAppStandIn();
     fixtures = db.fixtures();
-    sessions = new SessionStore(Json.mapper());
-    identities = new SessionIdentityStore();
-    executors = new ExecutorsRunningStore();
+    sessions = new MirrorSessionStore(Json.mapper());
+    identities = new MirrorSessionIdentityStore();
+    executors = new MirrorExecutorsRunningStore();
     locks = new ResumeLockStore();
 
     Path agentState = tempDir.resolve("agent-state");

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kandev.recovery.activities.store.SessionIdentity;
 import dev.kandev.recovery.activities.store.StoreException;
+import dev.kandev.recovery.activities.store.StoreLayout;
 import dev.kandev.recovery.activities.testing.TestDatabase;
 import dev.kandev.recovery.worker.harness.ActivityHooks;
 import dev.kandev.recovery.worker.harness.ResumeHarness;
@@ -20,8 +21,10 @@ import org.jdbi.v3.core.Handle;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -30,6 +33,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * states: the session ends in its prior recoverable state with its token, its previous credential
  * snapshot, no live lease, no lock, no agent and no stale STARTING.
  */
+@ParameterizedClass
+@EnumSource(StoreLayout.Kind.class)
 public class ResumeFaultMatrixTest {
   /**
    * A snapshot as another Kandev version wrote it: keys this version does not know and a number a
@@ -38,9 +43,15 @@ public class ResumeFaultMatrixTest {
   private static final String OLD_SNAPSHOT = "{\"version\":1,\"policy\":\"none\",\"permissions\":{},"
       + "\"source\":\"executor\",\"capturedAt\":\"2026-11-30T10:00:00Z\",\"routedBy\":\"kandev-2.4\",\"weight\":1.50}";
 
-  @RegisterExtension @Order(1) final TestDatabase db = new TestDatabase();
+  @RegisterExtension @Order(1) final TestDatabase db;
   private final ActivityHooks hooks = new ActivityHooks();
-  @RegisterExtension @Order(2) final ResumeHarness harness = new ResumeHarness(db, hooks);
+  @RegisterExtension @Order(2) final ResumeHarness harness;
+
+  /** On both store layouts: our mirror and Kandev's own tables (where metadata is JSON text). */
+  public ResumeFaultMatrixTest(StoreLayout.Kind layout) {
+    this.db = new TestDatabase(layout);
+    this.harness = new ResumeHarness(db, hooks);
+  }
 
   @Test
   void aDatabaseOutageDuringCompensationDelaysTheRestoreButCannotPreventIt() throws Exception {
@@ -157,7 +168,7 @@ public class ResumeFaultMatrixTest {
       SessionState prior, String method, boolean afterItRan, ResumeStep step) throws Exception {
     String token = harness.establishedSession("s1", prior);
     harness.gitHubBacked("s1", "github_app");
-    harness.fixtures().exec("UPDATE task_sessions SET metadata = jsonb_set(metadata, '{git_credential_snapshot}', ?::jsonb)",
+    harness.fixtures().exec("UPDATE task_sessions SET metadata = jsonb_set(metadata::jsonb, '{git_credential_snapshot}', ?::jsonb)",
         OLD_SNAPSHOT);
     String snapshotBefore = harness.snapshotJson("s1");
     assertThat(snapshotBefore).contains("\"routedBy\": \"kandev-2.4\"", "1.50");
@@ -193,8 +204,8 @@ public class ResumeFaultMatrixTest {
     harness.establishedSession("s1", SessionState.FAILED);
     harness.gitHubBacked("s1", "github_app");
     harness.fixtures().exec(stored.isEmpty()
-        ? "UPDATE task_sessions SET metadata = metadata - 'git_credential_snapshot'"
-        : "UPDATE task_sessions SET metadata = jsonb_set(metadata, '{git_credential_snapshot}', '" + stored + "'::jsonb)");
+        ? "UPDATE task_sessions SET metadata = metadata::jsonb - 'git_credential_snapshot'"
+        : "UPDATE task_sessions SET metadata = jsonb_set(metadata::jsonb, '{git_credential_snapshot}', '" + stored + "'::jsonb)");
     String before = harness.snapshotJson("s1");
     AtomicReference<String> persisted = new AtomicReference<>();
     hooks.after("persistCredentialSnapshot", () -> persisted.set(harness.snapshotJson("s1")));

@@ -5,11 +5,13 @@ import static dev.kandev.recovery.workflows.model.SessionState.STARTING;
 import static dev.kandev.recovery.workflows.model.SessionState.WAITING_FOR_INPUT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.kandev.recovery.activities.json.Json;
 import dev.kandev.recovery.workflows.model.Fence;
 import dev.kandev.recovery.activities.store.SessionIdentity;
+import dev.kandev.recovery.activities.store.StoreLayout;
 import dev.kandev.recovery.activities.testing.TestAgent;
 import dev.kandev.recovery.activities.testing.TestDatabase;
 import dev.kandev.recovery.worker.cli.ResumeCommand;
@@ -47,14 +49,33 @@ import org.jdbi.v3.core.Handle;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
 
-/** The spec's resume regression scenarios, against the real worker. */
+/**
+ * The spec's resume regression scenarios, against the real worker, on both store layouts: our
+ * mirror and Kandev's own tables (the input checks, which reach no store, run on the mirror only).
+ */
+@ParameterizedClass
+@EnumSource(StoreLayout.Kind.class)
 public class ResumeSessionWorkflowTest {
   /** Session states the credential step saw at its boundary, and snapshots the launch step saw. */
   private final List<SessionState> statesAtLeaseBoundary = new CopyOnWriteArrayList<>();
   private final List<String> snapshotsAtLaunch = new CopyOnWriteArrayList<>();
-  @RegisterExtension @Order(1) final TestDatabase db = new TestDatabase();
-  @RegisterExtension @Order(2) final ResumeHarness harness = new ResumeHarness(db, observeBoundaries());
+  private final StoreLayout.Kind layout;
+  @RegisterExtension @Order(1) final TestDatabase db;
+  @RegisterExtension @Order(2) final ResumeHarness harness;
+
+  public ResumeSessionWorkflowTest(StoreLayout.Kind layout) {
+    this.layout = layout;
+    this.db = new TestDatabase(layout);
+    this.harness = new ResumeHarness(db, observeBoundaries());
+  }
+
+  /** The test reaches no store: once, on the mirror, is enough. */
+  private void storeIndependent() {
+    assumeTrue(layout == StoreLayout.Kind.MIRROR, "reaches no store; runs on the mirror layout");
+  }
 
   @Test
   void childExitingBeforeAcpInitializeOffersRecoveryAndKeepsTheSameTokenForTheNextResume() throws Exception {
@@ -221,6 +242,7 @@ public class ResumeSessionWorkflowTest {
 
   @Test
   void malformedStartsByTypeNameFailClearlyAndChangeNothing() throws Exception {
+    storeIndependent();
     harness.establishedSession("s1", FAILED);
     String before = harness.fixtures().dump("task_sessions");
 
@@ -239,6 +261,7 @@ public class ResumeSessionWorkflowTest {
 
   @Test
   void aStartByTypeNameWithANullOrNoInputFailsAtOnceAsAnInvalidRequest() throws Exception {
+    storeIndependent();
     harness.establishedSession("s1", FAILED);
     String before = harness.fixtures().dump("task_sessions");
 
@@ -256,6 +279,7 @@ public class ResumeSessionWorkflowTest {
 
   @Test
   void unknownFieldsInTheInputAreIgnored() throws Exception {
+    storeIndependent();
     String token = harness.establishedSession("s1", FAILED);
 
     WorkflowStub stub = ByTypeName.start(harness.client(), ResumeHarness.QUEUE, "ResumeSessionWorkflow", "resume-session-s1",
@@ -274,6 +298,7 @@ public class ResumeSessionWorkflowTest {
 
   @Test
   void wrongJsonTypesAndMalformedJsonFailAtOnceInTheContractsWords() throws Exception {
+    storeIndependent();
     harness.establishedSession("s1", FAILED);
     String before = harness.fixtures().dump("task_sessions");
     Map<String, String> expected = Map.of(

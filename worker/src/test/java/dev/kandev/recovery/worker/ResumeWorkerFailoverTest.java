@@ -5,6 +5,7 @@ import static dev.kandev.recovery.workflows.model.SessionState.STARTING;
 import static dev.kandev.recovery.workflows.model.SessionState.WAITING_FOR_INPUT;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.kandev.recovery.activities.store.MirrorExecutorsRunningStore;
 import dev.kandev.recovery.activities.store.ExecutorsRunningStore;
 import dev.kandev.recovery.activities.store.SessionIdentity;
 import dev.kandev.recovery.activities.testing.Await;
@@ -38,7 +39,7 @@ public class ResumeWorkerFailoverTest {
   @RegisterExtension @Order(1) final TestDatabase db = new TestDatabase();
   private final ActivityHooks hooks = new ActivityHooks();
   @RegisterExtension @Order(2) final ResumeHarness harness = ResumeHarness.withReplaceableWorker(db, hooks);
-  private final ExecutorsRunningStore executors = new ExecutorsRunningStore();
+  private final ExecutorsRunningStore executors = new MirrorExecutorsRunningStore();
 
   @Test
   void aWorkerDyingRightAfterStartingIsReplacedAndTheResumeSettles() throws Exception {

@@ -21,12 +21,14 @@ public final class Database implements AutoCloseable {
   private final HikariDataSource dataSource;
   private final DatabaseSettings settings;
   private final String schema;
+  private final StoreLayout layout;
   private final Transactions transactions;
 
   private Database(HikariDataSource dataSource, DatabaseSettings settings) {
     this.dataSource = dataSource;
     this.settings = settings;
     this.schema = settings.schema();
+    this.layout = settings.layout();
     this.transactions = new Transactions(dataSource);
   }
 
@@ -54,7 +56,8 @@ public final class Database implements AutoCloseable {
   /**
    * Creates the schema if needed and applies the migrations under {@code db/migration}, after checking
    * that a newer release's migrations left nothing this worker would break on ({@link
-   * SchemaCompatibility}). Migrations of a newer release are left alone (Flyway ignores future ones).
+   * SchemaCompatibility}) and, in the kandev layout, that Kandev's tables have the columns we use ({@link
+   * KandevSchemaCheck}). Migrations of a newer release are left alone (Flyway ignores future ones).
    *
    * <p>They run on connections of their own, opened by the driver for them and closed after, never the
    * pool's: with the {@link MigrationLimits} of the settings instead of the pool's lock and statement
@@ -74,6 +77,9 @@ public final class Database implements AutoCloseable {
         .locations("classpath:db/migration")
         .load();
     SchemaCompatibility.check(flyway, flyway.getConfiguration().getDataSource(), schema);
+    if (layout.isKandev()) {
+      KandevSchemaCheck.check(dataSource, layout);
+    }
     flyway.migrate();
     return this;
   }
@@ -103,6 +109,11 @@ public final class Database implements AutoCloseable {
 
   public String schema() {
     return schema;
+  }
+
+  /** Where Kandev's rows are: our mirror in {@link #schema()}, or Kandev's own tables. */
+  public StoreLayout layout() {
+    return layout;
   }
 
   @Override

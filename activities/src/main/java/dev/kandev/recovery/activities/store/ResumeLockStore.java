@@ -16,7 +16,7 @@ public final class ResumeLockStore {
    * SQL: the resume lock of session {@code s} carries the fence bound as {@code :fence}, or the
    * write is not fenced ({@link Fence#none()}, a negative token).
    */
-  static final String FENCE_HELD_ON_S = "(:fence < 0 OR EXISTS (SELECT 1 FROM resume_locks l"
+  public static final String FENCE_HELD_ON_S = "(:fence < 0 OR EXISTS (SELECT 1 FROM resume_locks l"
       + " WHERE l.session_id = s.id AND l.fencing_token = :fence))";
 
   static final RowMapper<ResumeLock> RESUME_LOCK = (rs, ctx) -> new ResumeLock(

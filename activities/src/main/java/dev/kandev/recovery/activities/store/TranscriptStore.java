@@ -1,25 +1,10 @@
 package dev.kandev.recovery.activities.store;
 
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import org.jdbi.v3.core.Handle;
-import org.jdbi.v3.core.mapper.RowMapper;
 
-/**
- * The session transcript in {@code session_messages}. Every row has a dedupe key: {@code id:<provider
- * message id>} when the agent names its message, else {@code hash:<sha256(role, content)>:<n>} for
- * the n-th identical message. A {@code session/load} replay is matched against what is persisted,
- * so loading a session any number of times never duplicates a message. Every method runs on the
- * caller's transaction {@link Handle}.
- */
-public final class TranscriptStore {
-  private static final RowMapper<TranscriptEntry> TRANSCRIPT_ENTRY = (rs, ctx) -> new TranscriptEntry(
-      rs.getInt("ordinal"), rs.getString("role"), rs.getString("content"), rs.getString("dedupe_key"));
-
+/** The session transcript; a {@code session/load} replay never duplicates a persisted message. */
+public interface TranscriptStore {
   /**
    * Records what a {@code session/load} replayed. A replayed message that matches a persisted one
    * not yet matched in this replay (same provider id, else same role and content) is recognised and
@@ -27,100 +12,5 @@ public final class TranscriptStore {
    *
    * @return how many rows were inserted
    */
-  public int recordReplay(Handle h, String sessionId, List<TranscriptMessage> replayed) {
-    return append(h, sessionId, replayed, true);
-  }
-
-  /**
-   * Appends what the transcript lacks, under the session's row lock; a replay first matches persisted
-   * messages. Kandev appends a live turn's messages ({@code replay} false), keyed as {@link #keyFor}
-   * says; the tests that play Kandev do the same ({@code TestStores.appendLive}).
-   */
-  static int append(Handle h, String sessionId, List<TranscriptMessage> messages, boolean replay) {
-    if (messages.isEmpty()) {
-      return 0;
-    }
-    SessionStore.lockRow(h, sessionId);
-    List<TranscriptEntry> existing = new ArrayList<>(entries(h, sessionId));
-    boolean[] matched = new boolean[existing.size()];
-    int inserted = 0;
-    for (TranscriptMessage m : messages) {
-      int match = replay ? findMatch(m, existing, matched) : -1;
-      if (match >= 0) {
-        matched[match] = true;
-        continue;
-      }
-      String key = keyFor(m, existing);
-      if (existing.stream().noneMatch(e -> e.dedupeKey().equals(key))) {
-        existing.add(insert(h, sessionId, nextOrdinal(existing), m, key));
-        inserted++;
-      }
-    }
-    return inserted;
-  }
-
-  private static int findMatch(TranscriptMessage m, List<TranscriptEntry> existing, boolean[] matched) {
-    if (m.providerMessageId() != null) {
-      String idKey = "id:" + m.providerMessageId();
-      for (int i = 0; i < matched.length; i++) {
-        if (!matched[i] && existing.get(i).dedupeKey().equals(idKey)) {
-          return i;
-        }
-      }
-    }
-    for (int i = 0; i < matched.length; i++) {
-      TranscriptEntry e = existing.get(i);
-      if (!matched[i] && e.role().equals(m.role()) && e.content().equals(m.content())) {
-        return i;
-      }
-    }
-    return -1;
-  }
-
-  /**
-   * A user message is keyed by content: the client wrote it and cannot know the id the agent gives
-   * it, which is what a later replay carries.
-   */
-  private static String keyFor(TranscriptMessage m, List<TranscriptEntry> existing) {
-    if (m.providerMessageId() != null && !m.role().equals("user")) {
-      return "id:" + m.providerMessageId();
-    }
-    String hash = sha256(m.role() + "\n" + m.content());
-    long same = existing.stream().filter(e -> e.dedupeKey().startsWith("hash:" + hash + ":")).count();
-    return "hash:" + hash + ":" + same;
-  }
-
-  private static int nextOrdinal(List<TranscriptEntry> existing) {
-    return existing.stream().mapToInt(TranscriptEntry::ordinal).max().orElse(0) + 1;
-  }
-
-  private static TranscriptEntry insert(Handle h, String sessionId, int ordinal, TranscriptMessage m, String key) {
-    h.createUpdate("INSERT INTO session_messages (session_id, ordinal, role, content, dedupe_key)"
-            + " VALUES (:sessionId, :ordinal, :role, :content, :key)")
-        .bind("sessionId", sessionId)
-        .bind("ordinal", ordinal)
-        .bind("role", m.role())
-        .bind("content", m.content())
-        .bind("key", key)
-        .execute();
-    return new TranscriptEntry(ordinal, m.role(), m.content(), key);
-  }
-
-  /** The session's transcript, in order. */
-  static List<TranscriptEntry> entries(Handle h, String sessionId) {
-    return h.createQuery("SELECT ordinal, role, content, dedupe_key FROM session_messages"
-            + " WHERE session_id = :sessionId ORDER BY ordinal")
-        .bind("sessionId", sessionId)
-        .map(TRANSCRIPT_ENTRY)
-        .list();
-  }
-
-  private static String sha256(String text) {
-    try {
-      byte[] digest = MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
-      return HexFormat.of().formatHex(digest, 0, 16);
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("SHA-256 is always available", e);
-    }
-  }
+  int recordReplay(Handle h, String sessionId, List<TranscriptMessage> replayed);
 }

@@ -14,7 +14,7 @@ public final class WorkerPresenceStore {
   /** An instance that has not beaten for this long (four beats missed) is gone. */
   public static final Duration GONE_AFTER = Duration.ofSeconds(60);
   /** SQL: the worker instance of the row aliased {@code e} beat within {@link #GONE_AFTER}. */
-  static final String INSTANCE_ALIVE = "EXISTS (SELECT 1 FROM worker_presence p"
+  public static final String INSTANCE_ALIVE = "EXISTS (SELECT 1 FROM worker_presence p"
       + " WHERE p.worker_instance = e.worker_instance"
       + " AND p.last_seen_at > now() - interval '" + GONE_AFTER.toMillis() + " milliseconds')";
   /** Rows this old belong to instances long gone; a beat removes them. */

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.kandev.recovery.activities.acp.PermissionPolicy;
 import dev.kandev.recovery.activities.json.Json;
+import dev.kandev.recovery.activities.store.MirrorSessionStore;
 import dev.kandev.recovery.activities.store.ExecutorRecord;
 import dev.kandev.recovery.workflows.model.Fence;
 import dev.kandev.recovery.activities.store.ResumeLockStore;
@@ -257,7 +258,7 @@ class AcpAgentHostTest {
     Files.writeString(stateDir.resolve("sess_kept.json"),
         "{\"id\": \"sess_kept\", \"cwd\": \"" + workspace + "\", \"messages\": []}");
     ResumeLockStore locks = new ResumeLockStore();
-    SessionStore sessions = new SessionStore(Json.mapper());
+    SessionStore sessions = new MirrorSessionStore(Json.mapper());
     Fence fence = db.tx(h -> locks.acquire(h, SESSION, "resume-1", Duration.ofMinutes(5))).orElseThrow().fence();
     db.tx(h -> sessions.transition(h, SESSION, Set.of(SessionState.FAILED), SessionState.STARTING, "resume", "", fence));
     HeldLaunch held = launchHeldInInitialize(fence);

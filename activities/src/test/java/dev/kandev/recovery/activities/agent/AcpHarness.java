@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kandev.recovery.activities.acp.AcpTimeouts;
 import dev.kandev.recovery.activities.acp.PermissionPolicy;
+import dev.kandev.recovery.activities.store.MirrorTranscriptStore;
+import dev.kandev.recovery.activities.store.MirrorSessionIdentityStore;
+import dev.kandev.recovery.activities.store.MirrorExecutorsRunningStore;
 import dev.kandev.recovery.activities.store.ExecutorRecord;
 import dev.kandev.recovery.activities.store.ExecutorsRunningStore;
 import dev.kandev.recovery.workflows.model.Fence;
@@ -34,9 +37,9 @@ final class AcpHarness implements AfterEachCallback {
   static final Duration TURN_TIMEOUT = Duration.ofSeconds(30);
 
   final TestDatabase db;
-  final SessionIdentityStore identities = new SessionIdentityStore();
-  final ExecutorsRunningStore executors = new ExecutorsRunningStore();
-  final TranscriptStore transcripts = new TranscriptStore();
+  final SessionIdentityStore identities = new MirrorSessionIdentityStore();
+  final ExecutorsRunningStore executors = new MirrorExecutorsRunningStore();
+  final TranscriptStore transcripts = new MirrorTranscriptStore();
   /** The host {@link #start} made, and its prompt turns. */
   AgentHost host;
   PromptTurns turns;

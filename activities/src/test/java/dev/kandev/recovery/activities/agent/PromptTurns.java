@@ -16,7 +16,11 @@ import dev.kandev.recovery.activities.store.SessionStore;
 import dev.kandev.recovery.activities.store.TaskStore;
 import dev.kandev.recovery.activities.store.Transactions;
 import dev.kandev.recovery.activities.store.TranscriptMessage;
+import dev.kandev.recovery.activities.store.StoreLayout;
 import dev.kandev.recovery.activities.store.TestStores;
+import dev.kandev.recovery.activities.store.TranscriptStore;
+import dev.kandev.recovery.activities.store.kandev.KandevEventOutbox;
+import dev.kandev.recovery.activities.store.kandev.KandevLayoutStores;
 import dev.kandev.recovery.activities.store.TransitionResult;
 import dev.kandev.recovery.workflows.model.TaskState;
 import java.time.Duration;
@@ -28,6 +32,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.stream.Collectors;
+import org.jdbi.v3.core.Handle;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -48,6 +53,8 @@ public final class PromptTurns {
 
   private final AgentHost host;
   private final Transactions transactions;
+  private final StoreLayout layout;
+  private final KandevLayoutStores stores;
   private final SessionStore sessions;
   private final TaskStore tasks;
   private final Duration turnTimeout;
@@ -61,9 +68,21 @@ public final class PromptTurns {
    * @param cancelGrace how long the agent then has to acknowledge the cancel before it is stopped
    */
   public PromptTurns(AgentHost host, Transactions transactions, Duration turnTimeout, Duration cancelGrace) {
+    this(host, transactions, turnTimeout, cancelGrace, StoreLayout.MIRROR);
+  }
+
+  /**
+   * On the rows of {@code layout}. On Kandev's own tables the turn's messages go in through the
+   * replay path ({@link TranscriptStore#recordReplay}), which skips a message identical to one the
+   * transcript has: enough for the tests' turns, which is all this stand-in is for.
+   */
+  public PromptTurns(AgentHost host, Transactions transactions, Duration turnTimeout, Duration cancelGrace,
+      StoreLayout layout) {
     this.host = host;
     this.transactions = transactions;
-    this.sessions = new SessionStore(json);
+    this.layout = layout;
+    this.stores = KandevLayoutStores.of(layout, json, KandevEventOutbox.NONE);
+    this.sessions = stores.sessions();
     this.tasks = new TaskStore();
     this.turnTimeout = turnTimeout;
     this.cancelGrace = cancelGrace;
@@ -72,6 +91,11 @@ public final class PromptTurns {
   /** With a turn timeout of a minute and 5 s for a cancel. */
   public PromptTurns(AgentHost host, Transactions transactions) {
     this(host, transactions, Duration.ofMinutes(1), Duration.ofSeconds(5));
+  }
+
+  /** With a turn timeout of a minute and 5 s for a cancel, on the rows of {@code layout}. */
+  public PromptTurns(AgentHost host, Transactions transactions, StoreLayout layout) {
+    this(host, transactions, Duration.ofMinutes(1), Duration.ofSeconds(5), layout);
   }
 
   /** One turn's progress: whether the prompt went out, and whether a cancel was asked for. */
@@ -100,7 +124,7 @@ public final class PromptTurns {
         TransitionResult result = sessions.transition(
             h, sessionId, EnumSet.of(WAITING_FOR_INPUT), RUNNING, "prompt turn started", null, Fence.none());
         if (result.won()) {
-          tasks.transitionTaskOf(h, sessionId, TaskState.BEFORE_TURN, TaskState.IN_PROGRESS);
+          startTaskTurn(h, sessionId);
         }
         return result;
       });
@@ -164,9 +188,23 @@ public final class PromptTurns {
     }
   }
 
+  private void startTaskTurn(Handle h, String sessionId) {
+    if (!layout.isKandev()) {
+      tasks.transitionTaskOf(h, sessionId, TaskState.BEFORE_TURN, TaskState.IN_PROGRESS);
+      return;
+    }
+    String k = layout.kandevSchema();
+    h.createUpdate("UPDATE " + k + ".tasks t SET state = 'IN_PROGRESS', updated_at = now() AT TIME ZONE 'UTC'"
+            + " FROM " + k + ".task_sessions s WHERE s.id = :sessionId AND t.id = s.task_id AND t.state = ANY(:from)")
+        .bind("sessionId", sessionId)
+        .bindArray("from", String.class, TaskState.BEFORE_TURN.stream().map(Enum::name).toList())
+        .execute();
+  }
+
   private int appendLive(String sessionId, List<TranscriptMessage> messages) {
     return transactions.inTransaction("append to the transcript of session " + sessionId,
-        h -> TestStores.appendLive(h, sessionId, messages));
+        h -> layout.isKandev() ? stores.transcript().recordReplay(h, sessionId, messages)
+            : TestStores.appendLive(h, sessionId, messages));
   }
 
   /** The turn's response is persisted before this: the session settles and its task goes to REVIEW, together. */

@@ -3,6 +3,7 @@ package dev.kandev.recovery.activities.agent;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kandev.recovery.activities.json.Json;
+import dev.kandev.recovery.activities.store.MirrorSessionStore;
 import dev.kandev.recovery.activities.store.SessionStore;
 import dev.kandev.recovery.activities.testing.TestAgent;
 import dev.kandev.recovery.activities.testing.TestDatabase;
@@ -28,7 +29,7 @@ class UnownedAgentReaperTest {
   @BeforeEach
   void launch() {
     harness.start(TestAgent.profile("normal", stateDir));
-    reaper = new UnownedAgentReaper(harness.host, db.transactions(), new SessionStore(Json.mapper()), harness.executors);
+    reaper = new UnownedAgentReaper(harness.host, db.transactions(), new MirrorSessionStore(Json.mapper()), harness.executors);
     db.fixtures().task("t-1", "ws-1", "REVIEW").session(SESSION, "t-1", "test-agent", SessionState.STARTING, "{}");
     pid = harness.launch(SESSION, workspace).pid();
   }

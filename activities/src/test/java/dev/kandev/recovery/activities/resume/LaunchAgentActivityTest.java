@@ -14,6 +14,10 @@ import dev.kandev.recovery.activities.credentials.broker.CredentialPolicyResolve
 import dev.kandev.recovery.activities.credentials.github.GitHubAppCredentialResolver;
 import dev.kandev.recovery.activities.credentials.redemption.GitCredentialEnvironment;
 import dev.kandev.recovery.activities.json.Json;
+import dev.kandev.recovery.activities.store.MirrorTranscriptStore;
+import dev.kandev.recovery.activities.store.MirrorSessionIdentityStore;
+import dev.kandev.recovery.activities.store.MirrorExecutorsRunningStore;
+import dev.kandev.recovery.activities.store.MirrorSessionStore;
 import dev.kandev.recovery.activities.store.ExecutorRecord;
 import dev.kandev.recovery.activities.store.ExecutorsRunningStore;
 import dev.kandev.recovery.activities.store.ResumeLockStore;
@@ -82,14 +86,14 @@ class LaunchAgentActivityTest {
     db.fixtures().task("t-1", "ws-1", "REVIEW").session(SESSION, "t-1", TestAgent.AGENT_ID, SessionState.STARTING, "{}")
         .exec("UPDATE task_sessions SET workspace_path = ? WHERE id = ?", workspace.toString(), SESSION);
     AgentProfile heldAgent = TestAgent.switchable(modeFile, dir.resolve("agent-state"));
-    var executors = new ExecutorsRunningStore();
+    var executors = new MirrorExecutorsRunningStore();
     host = new AgentHost(new AgentHostSettings("test-host", "worker-1",
         AgentProfiles.of(heldAgent), AcpTimeouts.defaults().withInitialize(INITIALIZE_TIMEOUT), PermissionPolicy.REJECT,
         AgentHostSettings.inheritedFrom(System.getenv()), AgentProfile::argv),
-        db.transactions(), new SessionIdentityStore(), executors, new TranscriptStore());
+        db.transactions(), new MirrorSessionIdentityStore(), executors, new MirrorTranscriptStore());
     temporal = TestActivityEnvironment.newInstance();
     temporal.registerActivitiesImplementations(new AgentActivitiesImpl(host, db.transactions(),
-        new SessionStore(Json.mapper()), executors,
+        new MirrorSessionStore(Json.mapper()), executors,
         new CredentialBroker(db.transactions(), new CredentialPolicyResolver(Json.mapper()),
             List.of(new GitHubAppCredentialResolver(Optional.empty(), Json.mapper(), Clock.systemUTC())), Json.mapper(),
             Clock.systemUTC()),
@@ -123,7 +127,7 @@ class LaunchAgentActivityTest {
   }
 
   private ExecutorRecord execution() {
-    return db.tx(h -> new ExecutorsRunningStore().find(h, SESSION)).orElseThrow();
+    return db.tx(h -> new MirrorExecutorsRunningStore().find(h, SESSION)).orElseThrow();
   }
 
   @Test

@@ -16,13 +16,15 @@ class AcpStoresTest {
   private static final String TOKEN = "sess_token";
 
   @RegisterExtension final TestDatabase db = new TestDatabase();
-  private final ExecutorsRunningStore executors = new ExecutorsRunningStore();
-  private final SessionIdentityStore identities = new SessionIdentityStore();
+  private final ExecutorsRunningStore executors = new MirrorExecutorsRunningStore();
+  private final SessionIdentityStore identities = new MirrorSessionIdentityStore();
   private final ResumeLockStore locks = new ResumeLockStore();
 
   @Test
   void executorRecordsNeverTouchTheResumeToken() {
     db.fixtures().sessionWithToken(SESSION, SessionState.FAILED, TOKEN);
+    ExecutorsRunningStore executors = new MirrorExecutorsRunningStore();
+    SessionIdentityStore identities = new MirrorSessionIdentityStore();
 
     db.run(h -> executors.recordStarting(h, SESSION, "e-1", "h", "w", 42));
     db.tx(h -> executors.markRunning(h, SESSION, "e-1", Fence.none()));
@@ -36,6 +38,8 @@ class AcpStoresTest {
   @Test
   void aResumeWithdrawsOnlyTheLaunchItMadeUnderItsLock() {
     db.fixtures().sessionWithToken(SESSION, SessionState.FAILED, TOKEN);
+    ExecutorsRunningStore executors = new MirrorExecutorsRunningStore();
+    ResumeLockStore locks = new ResumeLockStore();
     // A claim older than the resume (say, a gone worker's agent): not this resume's launch.
     db.run(h -> executors.recordStarting(h, SESSION, "e-old", "h", "gone-worker", 41));
     db.tx(h -> executors.markRunning(h, SESSION, "e-old", Fence.none()));
@@ -52,22 +56,24 @@ class AcpStoresTest {
         new ExecutorRecord(SESSION, "e-1", "h", "worker-a", 42L, "failed", "launch withdrawn"));
     assertThat(db.tx((Handle h) -> executors.markRunning(h, SESSION, "e-1", Fence.none()))).as("a withdrawn launch cannot complete").isFalse();
     assertThat(db.tx((Handle h) -> executors.liveOwnerOtherThan(h, SESSION, "worker-b"))).isEmpty();
-    assertThat(db.tx((Handle h) -> new SessionIdentityStore().read(h, SESSION))).isEqualTo(new SessionIdentity(TOKEN, TOKEN));
+    assertThat(db.tx((Handle h) -> new MirrorSessionIdentityStore().read(h, SESSION))).isEqualTo(new SessionIdentity(TOKEN, TOKEN));
   }
 
   @Test
   void aRowCreatedByTheHostStartsWithoutAToken() {
     db.fixtures().task("t-1", "ws-1", "REVIEW").session(SESSION, "t-1", "a", SessionState.STARTING, "{}");
+    ExecutorsRunningStore executors = new MirrorExecutorsRunningStore();
 
     db.run(h -> executors.recordStarting(h, SESSION, "e-1", "h", "w", 42));
 
-    assertThat(db.tx((Handle h) -> new SessionIdentityStore().read(h, SESSION))).isEqualTo(new SessionIdentity("", ""));
+    assertThat(db.tx((Handle h) -> new MirrorSessionIdentityStore().read(h, SESSION))).isEqualTo(new SessionIdentity("", ""));
     assertThat(db.tx((Handle h) -> TestStores.claimedBy(h, "h", "w"))).extracting(ExecutorRecord::pid).containsExactly(42L);
   }
 
   @Test
   void exitOfAReplacedExecutionLeavesTheNewOneAlone() {
     db.fixtures().sessionWithToken(SESSION, SessionState.RUNNING, TOKEN);
+    ExecutorsRunningStore executors = new MirrorExecutorsRunningStore();
     db.run(h -> executors.recordStarting(h, SESSION, "old", "h", "w", 1));
     db.run(h -> executors.recordStarting(h, SESSION, "new", "h", "w", 2));
 
@@ -80,7 +86,7 @@ class AcpStoresTest {
   @Test
   void replayIsMatchedAgainstThePersistedTranscript() {
     db.fixtures().sessionWithToken(SESSION, SessionState.RUNNING, TOKEN);
-    TranscriptStore transcript = new TranscriptStore();
+    TranscriptStore transcript = new MirrorTranscriptStore();
     db.tx(h -> TestStores.appendLive(h, SESSION, List.of(new TranscriptMessage("user", "ok", null))));
     db.tx(h -> TestStores.appendLive(h, SESSION, List.of(new TranscriptMessage("agent", "done", "m1"))));
     db.tx(h -> TestStores.appendLive(h, SESSION, List.of(new TranscriptMessage("user", "ok", null))));
@@ -118,6 +124,7 @@ class AcpStoresTest {
   @Test
   void theLeasesOfAnEndedExecutionAreRevokedButNotThoseOfALaunchUnderWay() {
     db.fixtures().sessionWithToken(SESSION, SessionState.WAITING_FOR_INPUT, TOKEN);
+    ExecutorsRunningStore executors = new MirrorExecutorsRunningStore();
 
     mintedLease("lease-1");
     db.run(h -> executors.recordStarting(h, SESSION, "e-1", "h", "w", 42));

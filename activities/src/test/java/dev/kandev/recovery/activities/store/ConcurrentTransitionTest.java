@@ -28,7 +28,7 @@ class ConcurrentTransitionTest {
   @Test
   void sixteenThreadsRacingFailedToStartingHaveExactlyOneWinnerAndOneEvent() throws Exception {
     db.fixtures().sessionWithToken("s1", FAILED, "tok-1");
-    SessionStore sessions = new SessionStore(Json.mapper());
+    SessionStore sessions = new MirrorSessionStore(Json.mapper());
 
     List<TransitionResult> results = race(() ->
         db.tx(h -> sessions.transition(h, "s1", Set.of(FAILED), STARTING, "resume", "", Fence.none())));
@@ -43,7 +43,7 @@ class ConcurrentTransitionTest {
   @Test
   void aRestoreRacingATerminalWinnerNeverOverwritesIt() throws Exception {
     db.fixtures().sessionWithToken("s1", STARTING, "tok-1");
-    SessionStore sessions = new SessionStore(Json.mapper());
+    SessionStore sessions = new MirrorSessionStore(Json.mapper());
 
     List<TransitionResult> results = race(() -> Thread.currentThread().getId() % 2 == 0
         ? db.tx(h -> sessions.transition(h, "s1", Set.of(STARTING), COMPLETED, "agent finished", "", Fence.none()))

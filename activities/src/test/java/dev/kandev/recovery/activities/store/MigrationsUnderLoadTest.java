@@ -152,7 +152,7 @@ class MigrationsUnderLoadTest {
 
   private CompletableFuture<Void> migrateInBackground(MigrationLimits limits) {
     CompletableFuture<Void> migration = CompletableFuture.runAsync(() -> {
-      try (Database database = Database.open(new DatabaseSettings(TestDatabase.URL, TestDatabase.USER, "", schema, 2, limits))) {
+      try (Database database = Database.open(new DatabaseSettings(TestDatabase.URL, TestDatabase.USER, "", schema, 2, limits, StoreLayout.MIRROR))) {
         database.migrate();
       }
     });

@@ -34,7 +34,7 @@ class ResumeLockStoreTest {
   void setUp() {
     db.fixtures().sessionWithToken("s1", FAILED, "tok-1");
     locks = new ResumeLockStore();
-    sessions = new SessionStore(Json.mapper());
+    sessions = new MirrorSessionStore(Json.mapper());
   }
 
   @Test
@@ -106,7 +106,7 @@ class ResumeLockStoreTest {
     ResumeLock old = db.tx(h -> locks.acquire(h, "s1", "run-a", TTL)).orElseThrow();
     db.fixtures().exec("UPDATE resume_locks SET expires_at = now() - interval '1 second'");
     ResumeLock current = db.tx(h -> locks.acquire(h, "s1", "run-b", TTL)).orElseThrow();
-    SessionIdentityStore identities = new SessionIdentityStore();
+    SessionIdentityStore identities = new MirrorSessionIdentityStore();
 
     TransitionResult stale = db.tx(h -> sessions.transition(h, "s1", Set.of(FAILED), STARTING, "resume", "", old.fence()));
     assertThatThrownBy(() -> db.run(h -> identities.clearForFreshStart(h, "s1", old.fence()))).isInstanceOf(StaleFenceException.class);

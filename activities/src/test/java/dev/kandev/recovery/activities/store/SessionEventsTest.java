@@ -25,7 +25,7 @@ class SessionEventsTest {
   @Test
   void aWonTransitionIsAnnouncedToListenersWithItsEvent() throws Exception {
     db.fixtures().sessionWithToken("s1", FAILED, "tok-1");
-    SessionStore sessions = new SessionStore(Json.mapper());
+    SessionStore sessions = new MirrorSessionStore(Json.mapper());
     try (Connection listener = db.dataSource().getConnection();
         Statement listen = listener.createStatement()) {
       listen.execute("LISTEN " + SessionStore.EVENTS_CHANNEL);

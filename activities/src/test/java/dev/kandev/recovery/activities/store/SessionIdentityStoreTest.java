@@ -8,6 +8,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.kandev.recovery.activities.json.Json;
+import dev.kandev.recovery.activities.store.kandev.KandevEventOutbox;
+import dev.kandev.recovery.activities.store.kandev.KandevLayoutStores;
 import dev.kandev.recovery.activities.testing.TestDatabase;
 import dev.kandev.recovery.workflows.model.Fence;
 import org.jdbi.v3.core.Handle;
@@ -15,16 +17,26 @@ import java.util.Set;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
 
+/** The resume token and its mirror, on both layouts: our mirror and Kandev's own tables. */
+@ParameterizedClass
+@EnumSource(StoreLayout.Kind.class)
 class SessionIdentityStoreTest {
-  @RegisterExtension final TestDatabase db = new TestDatabase();
+  @RegisterExtension final TestDatabase db;
   private SessionIdentityStore identities;
   private SessionStore sessions;
 
+  SessionIdentityStoreTest(StoreLayout.Kind layout) {
+    this.db = new TestDatabase(layout);
+  }
+
   @BeforeEach
   void setUp() {
-    identities = new SessionIdentityStore();
-    sessions = new SessionStore(Json.mapper());
+    KandevLayoutStores stores = KandevLayoutStores.of(db.layout(), Json.mapper(), KandevEventOutbox.NONE);
+    identities = stores.identities();
+    sessions = stores.sessions();
   }
 
   @Test
@@ -43,7 +55,7 @@ class SessionIdentityStoreTest {
   @Test
   void freshStartClearsBothAndKeepsOtherAcpKeys() {
     db.fixtures().sessionWithToken("s1", WAITING_FOR_INPUT, "tok-1");
-    db.fixtures().exec("UPDATE task_sessions SET metadata = jsonb_set(metadata, '{acp,title}', '\"t\"')");
+    db.fixtures().exec("UPDATE task_sessions SET metadata = jsonb_set(metadata::jsonb, '{acp,title}', '\"t\"')");
 
     db.run(h -> identities.clearForFreshStart(h, "s1", Fence.none()));
 

@@ -43,7 +43,7 @@ class SessionTransitionBenchmark {
   void guardedTransitions() throws Exception {
     BenchSessions.insert(db.fixtures(), SESSIONS, FAILED);
     db.fixtures().sessionWithToken("contended", FAILED, "tok-1");
-    SessionStore sessions = new SessionStore(Json.mapper());
+    SessionStore sessions = new MirrorSessionStore(Json.mapper());
     Table table = new Table("Guarded transitions (SessionStore.transition, one transition per op)", "ops/s");
 
     Load.run(1, WARM_UP_CYCLES, (thread, i) -> cycle(sessions, BenchSessions.id(i)));

@@ -35,7 +35,7 @@ public final class TestStores {
 
   /** Whether the row claims a live agent process: its status is one the store counts as live. */
   public static boolean claimsLiveProcess(ExecutorRecord executor) {
-    return ExecutorsRunningStore.LIVE.contains(executor.status());
+    return MirrorExecutorsRunningStore.LIVE.contains(executor.status());
   }
 
   /** {@code metadata.acp.session_id} of the session's row, the durable mirror of the resume token. */
@@ -62,12 +62,12 @@ public final class TestStores {
 
   /** Rows that claim a live process owned by {@code host}/{@code workerInstance}. */
   public static List<ExecutorRecord> claimedBy(Handle h, String host, String workerInstance) {
-    return h.createQuery("SELECT " + ExecutorsRunningStore.EXECUTOR_COLUMNS + " FROM executors_running"
-            + " WHERE host = :host AND worker_instance = :instance AND status IN " + ExecutorsRunningStore.LIVE_STATUSES
+    return h.createQuery("SELECT " + MirrorExecutorsRunningStore.EXECUTOR_COLUMNS + " FROM executors_running"
+            + " WHERE host = :host AND worker_instance = :instance AND status IN " + MirrorExecutorsRunningStore.LIVE_STATUSES
             + " ORDER BY session_id")
         .bind("host", host)
         .bind("instance", workerInstance)
-        .map(ExecutorsRunningStore.EXECUTOR_RECORD)
+        .map(MirrorExecutorsRunningStore.EXECUTOR_RECORD)
         .list();
   }
 
@@ -77,12 +77,12 @@ public final class TestStores {
    * @return how many rows were inserted
    */
   public static int appendLive(Handle h, String sessionId, List<TranscriptMessage> messages) {
-    return TranscriptStore.append(h, sessionId, messages, false);
+    return MirrorTranscriptStore.append(h, sessionId, messages, false);
   }
 
   /** The session's transcript, in order. */
   public static List<TranscriptEntry> transcript(Handle h, String sessionId) {
-    return TranscriptStore.entries(h, sessionId);
+    return MirrorTranscriptStore.entries(h, sessionId);
   }
 
   public static Optional<TaskState> taskState(Handle h, String taskId) {

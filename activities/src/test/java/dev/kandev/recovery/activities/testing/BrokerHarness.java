@@ -9,6 +9,7 @@ import dev.kandev.recovery.activities.credentials.broker.CredentialPolicyResolve
 import dev.kandev.recovery.activities.credentials.github.GitHubAppCredentialResolver;
 import dev.kandev.recovery.activities.credentials.github.GitHubAppSettings;
 import dev.kandev.recovery.activities.json.Json;
+import dev.kandev.recovery.activities.store.MirrorSessionStore;
 import dev.kandev.recovery.activities.store.SessionStore;
 import dev.kandev.recovery.activities.testing.CredentialFixtures;
 import dev.kandev.recovery.activities.testing.FakeGitHubServer;
@@ -45,7 +46,7 @@ public final class BrokerHarness implements BeforeEachCallback, AfterEachCallbac
   public final TestDatabase db;
   public final MutableClock clock = new MutableClock(Instant.now().truncatedTo(ChronoUnit.MICROS));
   public final KeyPair appKeys = TestKeys.appKeyPair();
-  public final SessionStore sessions = new SessionStore(Json.mapper());
+  public final SessionStore sessions = new MirrorSessionStore(Json.mapper());
   public Fixtures fixtures;
   public CredentialFixtures rows;
   public FakeGitHubServer github;

@@ -2,6 +2,7 @@ package dev.kandev.recovery.activities.testing;
 
 import dev.kandev.recovery.activities.store.Database;
 import dev.kandev.recovery.activities.store.DatabaseSettings;
+import dev.kandev.recovery.activities.store.StoreLayout;
 import dev.kandev.recovery.activities.store.Transactions;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -12,6 +13,7 @@ import javax.sql.DataSource;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
+import org.postgresql.ds.PGSimpleDataSource;
 
 /**
  * A fresh, migrated schema in the local PostgreSQL for each test, dropped afterwards. Use as
@@ -24,7 +26,9 @@ public final class TestDatabase implements BeforeEachCallback, AfterEachCallback
   public static final String USER = System.getenv().getOrDefault("KANDEV_TEST_DB_USER", "postgres");
 
   private final Supplier<String> url;
+  private final StoreLayout.Kind layout;
   private Database database;
+  private String kandevSchema;
 
   /** Schemas on the PostgreSQL of {@link #URL}. */
   public TestDatabase() {
@@ -33,13 +37,32 @@ public final class TestDatabase implements BeforeEachCallback, AfterEachCallback
 
   /** Schemas on the PostgreSQL at {@code url} (as {@link #USER}), asked for before each test. */
   public TestDatabase(Supplier<String> url) {
+    this(url, StoreLayout.Kind.MIRROR);
+  }
+
+  /**
+   * Schemas on the PostgreSQL of {@link #URL} in {@code layout}: for {@link StoreLayout.Kind#KANDEV}
+   * also a schema of Kandev's own tables, made from the fixture {@link KandevSchemaFixture}.
+   */
+  public TestDatabase(StoreLayout.Kind layout) {
+    this(() -> URL, layout);
+  }
+
+  private TestDatabase(Supplier<String> url, StoreLayout.Kind layout) {
     this.url = url;
+    this.layout = layout;
   }
 
   @Override
   public void beforeEach(ExtensionContext context) {
     String schema = "t_" + UUID.randomUUID().toString().replace("-", "").substring(0, 16);
-    database = Database.open(new DatabaseSettings(url.get(), USER, "", schema, 24)).migrate();
+    StoreLayout storeLayout = StoreLayout.MIRROR;
+    if (layout == StoreLayout.Kind.KANDEV) {
+      kandevSchema = "k" + schema.substring(1);
+      KandevSchemaFixture.create(url.get(), USER, kandevSchema);
+      storeLayout = StoreLayout.kandev(kandevSchema);
+    }
+    database = Database.open(new DatabaseSettings(url.get(), USER, "", schema, 24, storeLayout)).migrate();
   }
 
   @Override
@@ -47,6 +70,9 @@ public final class TestDatabase implements BeforeEachCallback, AfterEachCallback
     try (Connection c = database.dataSource().getConnection();
         Statement drop = c.createStatement()) {
       drop.execute("DROP SCHEMA " + database.schema() + " CASCADE");
+      if (kandevSchema != null) {
+        drop.execute("DROP SCHEMA " + kandevSchema + " CASCADE");
+      }
     } finally {
       database.close();
     }
@@ -55,6 +81,11 @@ public final class TestDatabase implements BeforeEachCallback, AfterEachCallback
   /** The JDBC URL of the server this test's schema is on. */
   public String url() {
     return url.get();
+  }
+
+  /** The layout of this test's store. */
+  public StoreLayout layout() {
+    return database.layout();
   }
 
   public Database database() {
@@ -81,6 +112,13 @@ public final class TestDatabase implements BeforeEachCallback, AfterEachCallback
   }
 
   public Fixtures fixtures() {
-    return new Fixtures(database.dataSource());
+    if (!database.layout().isKandev()) {
+      return new Fixtures(database.dataSource());
+    }
+    PGSimpleDataSource kandevFirst = new PGSimpleDataSource();
+    kandevFirst.setUrl(url.get());
+    kandevFirst.setUser(USER);
+    kandevFirst.setCurrentSchema(kandevSchema + "," + database.schema());
+    return new Fixtures(kandevFirst, database.layout());
   }
 }

@@ -3,6 +3,7 @@ package dev.kandev.recovery.worker.cli;
 import dev.kandev.recovery.activities.redaction.Redaction;
 import dev.kandev.recovery.activities.store.DatabaseSettings;
 import dev.kandev.recovery.activities.store.IncompatibleSchemaException;
+import dev.kandev.recovery.activities.store.KandevSchemaMismatchException;
 import dev.kandev.recovery.worker.config.Settings;
 import dev.kandev.recovery.worker.temporal.SearchAttributesMissingException;
 import dev.kandev.recovery.worker.temporal.TemporalUnreachableException;
@@ -44,6 +45,10 @@ public final class CliErrors implements IExecutionExceptionHandler {
     if (e instanceof IncompatibleSchemaException) {
       err.println(name + ": " + e.getMessage());
       return ExitCodes.SCHEMA_INCOMPATIBLE;
+    }
+    if (e instanceof KandevSchemaMismatchException) {
+      err.println(name + ": " + e.getMessage());
+      return ExitCodes.KANDEV_SCHEMA_MISMATCH;
     }
     if (e instanceof SearchAttributesMissingException) {
       err.println(name + ": " + e.getMessage());

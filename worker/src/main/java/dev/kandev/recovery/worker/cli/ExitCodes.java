@@ -18,6 +18,8 @@ public final class ExitCodes {
   public static final int TIMED_OUT = 7;
   /** The store's schema was contracted by a newer release than this worker (docs/upgrades.md). */
   public static final int SCHEMA_INCOMPATIBLE = 8;
+  /** Kandev layout: Kandev's tables lack a column we use, or have it with another type; nothing changed (docs/kandev.md). */
+  public static final int KANDEV_SCHEMA_MISMATCH = 9;
 
   private ExitCodes() {}
 }

@@ -27,7 +27,8 @@ import picocli.CommandLine.Command;
         "KANDEV_DEPLOYMENT_NAME, KANDEV_BUILD_ID, KANDEV_RETENTION_*_DAYS, KANDEV_RETENTION_INTERVAL_SECONDS,",
         "KANDEV_RETENTION_BATCH_SIZE. Durations are whole seconds.",
         "Exit codes: 0 stopped, 2 bad settings or search attributes missing on the server, 4 unexpected error,",
-        "5 Temporal unreachable, 6 PostgreSQL unreachable, 8 schema contracted by a newer release (docs/upgrades.md)."})
+        "5 Temporal unreachable, 6 PostgreSQL unreachable, 8 schema contracted by a newer release (docs/upgrades.md),",
+        "9 kandev layout: Kandev's tables lack a column we use (docs/kandev.md)."})
 public final class WorkerCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {

@@ -3,6 +3,7 @@ package dev.kandev.recovery.worker.config;
 import dev.kandev.recovery.activities.redaction.SafeUrl;
 import dev.kandev.recovery.activities.store.DatabaseSettings;
 import dev.kandev.recovery.activities.store.MigrationLimits;
+import dev.kandev.recovery.activities.store.StoreLayout;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.URLDecoder;
@@ -11,8 +12,10 @@ import java.util.Optional;
 import java.util.regex.Pattern;
 
 /**
- * {@code KANDEV_DB_URL}, {@code KANDEV_DB_USER}, {@code KANDEV_DB_PASSWORD}, {@code KANDEV_DB_SCHEMA}
- * and {@code KANDEV_DB_POOL_SIZE}, and the limits of the schema migrations. The URL is JDBC's ({@code jdbc:postgresql://HOST:PORT/DATABASE}) or
+ * {@code KANDEV_DB_URL}, {@code KANDEV_DB_USER}, {@code KANDEV_DB_PASSWORD}, {@code KANDEV_DB_SCHEMA},
+ * {@code KANDEV_DB_POOL_SIZE}, the limits of the schema migrations, and the store layout:
+ * {@code KANDEV_STORE_LAYOUT} ({@code mirror} or {@code kandev}) with {@code KANDEV_KANDEV_SCHEMA}
+ * (where Kandev's tables are). The URL is JDBC's ({@code jdbc:postgresql://HOST:PORT/DATABASE}) or
  * the form Kandev's Go side uses ({@code postgres://USER:PASSWORD@HOST:PORT/DATABASE?sslmode=…}),
  * which becomes the JDBC URL with its user and password taken apart; anything else is refused here.
  */
@@ -44,7 +47,9 @@ final class DatabaseVariables {
       throw new IllegalArgumentException("KANDEV_DB_URL must be " + ACCEPTED + ", got '" + SafeUrl.of(url) + "'");
     }
     return new DatabaseSettings(jdbcUrl, user.orElse("postgres"), password.orElse(""),
-        env.text("KANDEV_DB_SCHEMA", "kandev_recovery"), env.atLeast("KANDEV_DB_POOL_SIZE", 1, 10), migration(env));
+        env.text("KANDEV_DB_SCHEMA", "kandev_recovery"), env.atLeast("KANDEV_DB_POOL_SIZE", 1, 10), migration(env),
+        StoreLayout.parse(env.text("KANDEV_STORE_LAYOUT", "mirror"),
+            env.text("KANDEV_KANDEV_SCHEMA", StoreLayout.DEFAULT_KANDEV_SCHEMA)));
   }
 
   /** {@code KANDEV_MIGRATION_LOCK_TIMEOUT_SECONDS}, {@code KANDEV_MIGRATION_STATEMENT_TIMEOUT_SECONDS}. */

@@ -68,7 +68,7 @@ public final class Observability implements AutoCloseable {
   public void bindStore(Database database) {
     if (database.dataSource() instanceof HikariDataSource hikari && hikari.getMetricRegistry() == null) {
       hikari.setMetricRegistry(registry);
-      StoreGauges.register(registry, database.transactions());
+      StoreGauges.register(registry, database.transactions(), database.layout());
     }
   }
 

@@ -1,6 +1,7 @@
 package dev.kandev.recovery.worker.observability;
 
 import dev.kandev.recovery.activities.store.GaugeReadings;
+import dev.kandev.recovery.activities.store.StoreLayout;
 import dev.kandev.recovery.activities.store.Transactions;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -13,8 +14,9 @@ import io.micrometer.core.instrument.MeterRegistry;
 public final class StoreGauges {
   private StoreGauges() {}
 
-  public static void register(MeterRegistry registry, Transactions transactions) {
-    GaugeReadings readings = new GaugeReadings();
+  /** The gauges of the store of {@code layout}: the sessions are our mirror's or Kandev's own. */
+  public static void register(MeterRegistry registry, Transactions transactions, StoreLayout layout) {
+    GaugeReadings readings = new GaugeReadings(layout);
     Gauge.builder("kandev_sessions_starting", () -> read(transactions, readings::sessionsStarting))
         .description("Sessions STARTING now (a resume holds them)").register(registry);
     Gauge.builder("kandev_sessions_starting_oldest_seconds", () -> read(transactions, readings::oldestStartingSeconds))

@@ -5,6 +5,7 @@ import static dev.kandev.recovery.workflows.model.SessionState.WAITING_FOR_INPUT
 
 import dev.kandev.recovery.activities.json.Json;
 import dev.kandev.recovery.workflows.model.Fence;
+import dev.kandev.recovery.activities.store.MirrorSessionStore;
 import dev.kandev.recovery.activities.store.SessionStore;
 import dev.kandev.recovery.activities.testing.TestAgent;
 import dev.kandev.recovery.activities.testing.TestDatabase;
@@ -63,7 +64,7 @@ public final class ResumeBenchSessions {
   /** Stops the session's agent on every worker and moves it WAITING_FOR_INPUT → FAILED. */
   public void reset(String sessionId, Collection<Components> workers) {
     workers.forEach(worker -> worker.agentHost().stop(sessionId));
-    var moved = db.tx(h -> new SessionStore(Json.mapper()).transition(
+    var moved = db.tx(h -> new MirrorSessionStore(Json.mapper()).transition(
         h, sessionId, Set.of(WAITING_FOR_INPUT), FAILED, "benchmark reset", "agent process exited", Fence.none()));
     if (!moved.won()) {
       throw new IllegalStateException("reset of " + sessionId + " lost: " + moved);

@@ -2,6 +2,9 @@ package dev.kandev.recovery.worker.cluster;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import dev.kandev.recovery.activities.json.Json;
+import dev.kandev.recovery.activities.store.MirrorSessionIdentityStore;
+import dev.kandev.recovery.activities.store.MirrorExecutorsRunningStore;
+import dev.kandev.recovery.activities.store.MirrorSessionStore;
 import dev.kandev.recovery.activities.store.ExecutorRecord;
 import dev.kandev.recovery.activities.store.ExecutorsRunningStore;
 import dev.kandev.recovery.activities.store.SessionIdentity;
@@ -146,15 +149,15 @@ final class ClusterWorld implements BeforeEachCallback, AfterEachCallback {
   }
 
   SessionState state(String sessionId) {
-    return db.tx(h -> new SessionStore(Json.mapper()).get(h, sessionId)).state();
+    return db.tx(h -> new MirrorSessionStore(Json.mapper()).get(h, sessionId)).state();
   }
 
   SessionIdentity identity(String sessionId) {
-    return db.tx(h -> new SessionIdentityStore().read(h, sessionId));
+    return db.tx(h -> new MirrorSessionIdentityStore().read(h, sessionId));
   }
 
   Optional<ExecutorRecord> executor(String sessionId) {
-    return db.tx(h -> new ExecutorsRunningStore().find(h, sessionId));
+    return db.tx(h -> new MirrorExecutorsRunningStore().find(h, sessionId));
   }
 
   boolean agentLive(String sessionId) {

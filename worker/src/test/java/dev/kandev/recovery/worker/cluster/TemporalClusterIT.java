@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 import dev.kandev.recovery.activities.json.Json;
 import dev.kandev.recovery.activities.process.ProcessTrees;
 import dev.kandev.recovery.workflows.model.Fence;
+import dev.kandev.recovery.activities.store.MirrorSessionStore;
 import dev.kandev.recovery.activities.store.SessionStore;
 import dev.kandev.recovery.activities.testing.Await;
 import dev.kandev.recovery.activities.testing.TempFolders;
@@ -121,7 +122,7 @@ class TemporalClusterIT {
     assertThat(token).isNotEmpty();
 
     // the agent fails; the worker stops it; the user resumes the same conversation
-    assertThat(world.tx(h -> new SessionStore(Json.mapper()).transition(h, "s-1", Set.of(SessionState.WAITING_FOR_INPUT),
+    assertThat(world.tx(h -> new MirrorSessionStore(Json.mapper()).transition(h, "s-1", Set.of(SessionState.WAITING_FOR_INPUT),
         SessionState.FAILED, "test", "agent process exited", Fence.none())).won()).isTrue();
     Await.until(() -> !world.agentLive("s-1"), Duration.ofSeconds(30), "the worker to stop the failed session's agent");
 

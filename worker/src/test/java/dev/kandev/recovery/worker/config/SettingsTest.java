@@ -10,6 +10,7 @@ import ch.qos.logback.core.read.ListAppender;
 import dev.kandev.recovery.activities.store.MigrationLimits;
 import dev.kandev.recovery.activities.acp.PermissionPolicy;
 import dev.kandev.recovery.activities.credentials.github.GitHubAppSettings;
+import dev.kandev.recovery.activities.store.StoreLayout;
 import dev.kandev.recovery.worker.limits.LaunchLimits;
 import dev.kandev.recovery.worker.retention.RetentionSettings;
 import dev.kandev.recovery.workflows.retention.RetentionPolicy;
@@ -345,6 +346,23 @@ public class SettingsTest {
         Map.entry("npm_config_cache", "/var/cache/npm"), Map.entry("npm_config_registry", "http://registry.local/"));
     assertThat(settings.dev().path()).isEqualTo("/usr/bin");
     assertThat(settings.toString()).doesNotContain("db-secret", "ghs_x");
+  }
+
+  @Test
+  void theStoreLayoutIsOurMirrorUnlessKandevsTablesAreNamed() {
+    assertThat(Settings.fromEnvironment(Map.of()).database().layout()).isEqualTo(StoreLayout.MIRROR);
+    StoreLayout kandev = Settings.fromEnvironment(
+        Map.of("KANDEV_STORE_LAYOUT", "kandev", "KANDEV_KANDEV_SCHEMA", "kandev_app")).database().layout();
+    assertThat(kandev).isEqualTo(StoreLayout.kandev("kandev_app"));
+    assertThat(Settings.fromEnvironment(Map.of("KANDEV_STORE_LAYOUT", "kandev")).database().layout().kandevSchema())
+        .isEqualTo("public");
+    assertRefused(Map.of("KANDEV_STORE_LAYOUT", "kandev_tables"),
+        "KANDEV_STORE_LAYOUT must be mirror or kandev, got 'kandev_tables'");
+    assertRefused(Map.of("KANDEV_STORE_LAYOUT", "kandev", "KANDEV_KANDEV_SCHEMA", "Public; drop"),
+        "KANDEV_KANDEV_SCHEMA must be a lowercase SQL identifier, got 'Public; drop'");
+    assertRefused(Map.of("KANDEV_STORE_LAYOUT", "kandev", "KANDEV_KANDEV_SCHEMA", "kandev_recovery"),
+        "KANDEV_DB_SCHEMA and KANDEV_KANDEV_SCHEMA must differ in the kandev layout (ours holds tables named like"
+            + " Kandev's), both are 'kandev_recovery'");
   }
 
   private static void assertRefused(Map<String, String> env, String message) {

@@ -17,6 +17,9 @@ import dev.kandev.recovery.activities.testing.CredentialFixtures;
 import dev.kandev.recovery.activities.testing.Fixtures;
 import dev.kandev.recovery.activities.testing.TempFolders;
 import dev.kandev.recovery.activities.testing.TestAgent;
+import dev.kandev.recovery.activities.store.StoreLayout;
+import dev.kandev.recovery.activities.store.kandev.KandevEventOutbox;
+import dev.kandev.recovery.activities.store.kandev.KandevLayoutStores;
 import dev.kandev.recovery.activities.testing.TestDatabase;
 import dev.kandev.recovery.worker.temporal.TemporalConnection;
 import dev.kandev.recovery.workflows.client.ResumeClient;
@@ -59,7 +62,7 @@ public final class RecoveryCluster implements BeforeEachCallback, AfterEachCallb
   public static final String HOST = "it-host";
   public static final String WORKSPACE = "ws-1";
 
-  private final TestDatabase db = new TestDatabase();
+  private final TestDatabase db;
   private final Map<String, KandevProcess> processes = new LinkedHashMap<>();
   private final Map<String, String> settings = new HashMap<>();
   public Fixtures fixtures;
@@ -71,6 +74,25 @@ public final class RecoveryCluster implements BeforeEachCallback, AfterEachCallb
   private TestAgentFiles agent;
   private Path agentsFile;
   private TemporalConnection connection;
+
+  /** On our mirror layout. */
+  public RecoveryCluster() {
+    this(StoreLayout.Kind.MIRROR);
+  }
+
+  /** With Kandev's rows in {@code layout}: our mirror, or Kandev's own tables (a fixture of Kandev's schema). */
+  public RecoveryCluster(StoreLayout.Kind layout) {
+    this.db = new TestDatabase(layout);
+  }
+
+  /** The test database (our schema and, in the kandev layout, Kandev's). */
+  public TestDatabase database() {
+    return db;
+  }
+
+  private KandevLayoutStores stores() {
+    return KandevLayoutStores.of(db.layout(), Json.mapper(), KandevEventOutbox.NONE);
+  }
 
   @Override
   public void beforeEach(ExtensionContext context) throws IOException {
@@ -192,7 +214,7 @@ public final class RecoveryCluster implements BeforeEachCallback, AfterEachCallb
 
   /** Binds the session to executor host {@code host}, as a starter does. */
   public void bindHost(String sessionId, String host) {
-    fixtures.exec("UPDATE task_sessions SET executor_host = ? WHERE id = ?", host, sessionId);
+    db.run(h -> stores().sessions().bindHost(h, sessionId, host));
   }
 
   /** Adds a process this cluster stops at its end, once it is ready. */
@@ -208,6 +230,8 @@ public final class RecoveryCluster implements BeforeEachCallback, AfterEachCallb
     env.put("KANDEV_DB_URL", TestDatabase.URL);
     env.put("KANDEV_DB_USER", TestDatabase.USER);
     env.put("KANDEV_DB_SCHEMA", db.database().schema());
+    env.put("KANDEV_STORE_LAYOUT", db.layout().isKandev() ? "kandev" : "mirror");
+    env.put("KANDEV_KANDEV_SCHEMA", db.layout().kandevSchema());
     env.put("KANDEV_STATE_DIR", stateDir().toString());
     env.put("KANDEV_AGENTS_FILE", agentsFile.toString());
     env.put("KANDEV_HOST", HOST);
@@ -314,7 +338,7 @@ public final class RecoveryCluster implements BeforeEachCallback, AfterEachCallb
   }
 
   public SessionStore sessions() {
-    return new SessionStore(Json.mapper());
+    return stores().sessions();
   }
 
   public SessionState state(String sessionId) {
@@ -322,11 +346,11 @@ public final class RecoveryCluster implements BeforeEachCallback, AfterEachCallb
   }
 
   public SessionIdentity identity(String sessionId) {
-    return db.tx(h -> new SessionIdentityStore().read(h, sessionId));
+    return db.tx(h -> stores().identities().read(h, sessionId));
   }
 
   public Optional<ExecutorRecord> executor(String sessionId) {
-    return db.tx(h -> new ExecutorsRunningStore().find(h, sessionId));
+    return db.tx(h -> stores().executors().find(h, sessionId));
   }
 
   /** The session's agent once its process was spawned and it is in its ACP handshake. */

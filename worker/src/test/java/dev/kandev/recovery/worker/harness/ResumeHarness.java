@@ -17,6 +17,8 @@ import dev.kandev.recovery.activities.testing.FakeGitHubServer;
 import dev.kandev.recovery.activities.testing.Fixtures;
 import dev.kandev.recovery.activities.testing.TempFolders;
 import dev.kandev.recovery.activities.testing.TestAgent;
+import dev.kandev.recovery.activities.store.kandev.KandevEventOutbox;
+import dev.kandev.recovery.activities.store.kandev.KandevLayoutStores;
 import dev.kandev.recovery.activities.testing.TestDatabase;
 import dev.kandev.recovery.worker.Components;
 import dev.kandev.recovery.worker.dev.DevTemporalServer;
@@ -74,8 +76,9 @@ public final class ResumeHarness implements BeforeEachCallback, AfterEachCallbac
   private final Map<String, String> environment = new HashMap<>(AgentHostSettings.inheritedFrom(System.getenv()));
 
   // What beforeEach starts.
-  private final SessionStore sessions = new SessionStore(Json.mapper());
-  private final SessionIdentityStore identities = new SessionIdentityStore();
+  /** The stores of the test database's layout (our mirror or Kandev's tables), for the tests' reads and set-ups. */
+  private SessionStore sessions;
+  private SessionIdentityStore identities;
   private final ResumeLockStore locks = new ResumeLockStore();
   private Fixtures fixtures;
   private CredentialFixtures credentials;
@@ -121,6 +124,9 @@ public final class ResumeHarness implements BeforeEachCallback, AfterEachCallbac
   public void beforeEach(ExtensionContext context) {
     Path folder = TempFolders.create(context, "kandev-resume-harness-");
     fixtures = db.fixtures();
+    KandevLayoutStores stores = KandevLayoutStores.of(db.layout(), Json.mapper(), KandevEventOutbox.NONE);
+    sessions = stores.sessions();
+    identities = stores.identities();
     credentials = new CredentialFixtures(fixtures);
     agentState = folder.resolve("agent-state");
     modeFile = folder.resolve("agent-mode");
@@ -129,6 +135,8 @@ public final class ResumeHarness implements BeforeEachCallback, AfterEachCallbac
     gitHubApp = new GitHubAppStandIn();
     github = gitHubApp.server;
     environment.put("KANDEV_DB_SCHEMA", db.database().schema());
+    environment.put("KANDEV_STORE_LAYOUT", db.layout().isKandev() ? "kandev" : "mirror");
+    environment.put("KANDEV_KANDEV_SCHEMA", db.layout().kandevSchema());
     environment.put("KANDEV_HOST", "test-host");
     environment.put("KANDEV_ACP_INITIALIZE_TIMEOUT_SECONDS", "20");
     environment.put("KANDEV_ACP_SESSION_LOAD_TIMEOUT_SECONDS", "20");
@@ -256,7 +264,7 @@ public final class ResumeHarness implements BeforeEachCallback, AfterEachCallbac
 
   /** A prompt turn with the session's agent on the worker that runs now, as Kandev runs one. */
   public TurnResult prompt(String sessionId, String text) {
-    return new PromptTurns(components().agentHost(), db.transactions()).prompt(sessionId, text);
+    return new PromptTurns(components().agentHost(), db.transactions(), db.layout()).prompt(sessionId, text);
   }
 
   public static String taskOf(String sessionId) {
@@ -357,7 +365,7 @@ public final class ResumeHarness implements BeforeEachCallback, AfterEachCallbac
   }
 
   public String snapshotJson(String sessionId) {
-    return fixtures.string("SELECT metadata -> 'git_credential_snapshot' FROM task_sessions WHERE id = ?", sessionId);
+    return fixtures.string("SELECT metadata::jsonb -> 'git_credential_snapshot' FROM task_sessions WHERE id = ?", sessionId);
   }
 
   /** Stops what {@link #beforeEach} started, also when it stopped half way. */

@@ -3,6 +3,7 @@ package dev.kandev.recovery.worker.recovery;
 import static dev.kandev.recovery.workflows.model.SessionState.WAITING_FOR_INPUT;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.kandev.recovery.activities.store.MirrorExecutorsRunningStore;
 import dev.kandev.recovery.activities.store.ExecutorsRunningStore;
 import dev.kandev.recovery.activities.testing.Await;
 import dev.kandev.recovery.activities.testing.TestDatabase;
@@ -42,7 +43,7 @@ public class RestartRecoveryEagerStartTest {
     harness.agentMode("hold-load");
 
     ResumeClient starts = new ResumeClient(harness.workerClient(), ResumeHarness.QUEUE).startingEagerly();
-    RestartRecovery recovery = new RestartRecovery(db.transactions(), new ExecutorsRunningStore(), starts, "test-host", "worker-b");
+    RestartRecovery recovery = new RestartRecovery(db.transactions(), new MirrorExecutorsRunningStore(), starts, "test-host", "worker-b");
     assertThat(recovery.resumeLostSessions()).containsExactly("s1");
     Path held = Path.of(harness.agentModeFile() + ".held");
     Await.until(() -> Files.exists(held), Duration.ofMinutes(1), "the recovery's launch to hold in session/load");

@@ -7,10 +7,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kandev.recovery.activities.store.ExecutorsRunningStore;
 import dev.kandev.recovery.workflows.model.Fence;
-import dev.kandev.recovery.activities.store.TaskStore;
+import dev.kandev.recovery.activities.json.Json;
+import dev.kandev.recovery.activities.store.StoreLayout;
 import dev.kandev.recovery.activities.store.TestStores;
+import dev.kandev.recovery.activities.store.kandev.KandevEventOutbox;
+import dev.kandev.recovery.activities.store.kandev.KandevLayoutStores;
+import dev.kandev.recovery.activities.store.kandev.KandevTranscriptStore;
 import dev.kandev.recovery.activities.store.TranscriptEntry;
-import dev.kandev.recovery.activities.store.TranscriptStore;
 import dev.kandev.recovery.activities.store.WorkerPresenceStore;
 import dev.kandev.recovery.activities.testing.TestAgent;
 import dev.kandev.recovery.activities.testing.TestDatabase;
@@ -33,18 +36,45 @@ import org.jdbi.v3.core.Handle;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
 
-/** The spec's "Turn Finished after a backend restart and automatic resume" scenario. */
+/**
+ * The spec's "Turn Finished after a backend restart and automatic resume" scenario, on both store
+ * layouts: our mirror and Kandev's own tables.
+ */
+@ParameterizedClass
+@EnumSource(StoreLayout.Kind.class)
 public class RestartRecoveryTest {
-  @RegisterExtension @Order(1) final TestDatabase db = new TestDatabase();
-  @RegisterExtension @Order(2) final ResumeHarness harness = new ResumeHarness(db);
-  private final TranscriptStore transcripts = new TranscriptStore();
+  @RegisterExtension @Order(1) final TestDatabase db;
+  @RegisterExtension @Order(2) final ResumeHarness harness;
+
+  public RestartRecoveryTest(StoreLayout.Kind layout) {
+    this.db = new TestDatabase(layout);
+    this.harness = new ResumeHarness(db);
+  }
+
+  private KandevLayoutStores stores() {
+    return KandevLayoutStores.of(db.layout(), Json.mapper(), KandevEventOutbox.NONE);
+  }
+
+  /** The session's transcript as the layout keeps it. */
+  private List<TranscriptEntry> transcript(String sessionId) {
+    return db.tx((Handle h) -> stores().transcript() instanceof KandevTranscriptStore kandev
+        ? kandev.entries(h, sessionId) : TestStores.transcript(h, sessionId));
+  }
+
+  /** The task's state, read with plain SQL (Kandev's tasks first on the fixtures' search path). */
+  private Optional<TaskState> taskState(String sessionId) {
+    return Optional.ofNullable(harness.fixtures().string("SELECT state FROM tasks WHERE id = ?", ResumeHarness.taskOf(sessionId)))
+        .map(TaskState::valueOf);
+  }
 
   @Test
   void completedTurnStaysInTurnFinishedThroughABackendRestartAndAutomaticResume() throws Exception {
     String token = sessionWithACompletedTurn("s1");
     String taskWrittenAt = taskUpdatedAt("s1");
-    List<TranscriptEntry> transcript = db.tx(h -> TestStores.transcript(h, "s1"));
+    List<TranscriptEntry> transcript = transcript("s1");
     int eventsBeforeRestart = harness.transitions("s1").size();
     backendDiesWithItsAgent("s1");
 
@@ -54,7 +84,7 @@ public class RestartRecoveryTest {
     assertThat(resumed.loaded()).isTrue();
     assertThat(resumed.providerSessionId()).isEqualTo(token);
     assertThat(harness.state("s1")).isEqualTo(WAITING_FOR_INPUT);
-    assertThat(db.tx((Handle h) -> TestStores.transcript(h, "s1"))).as("the prior transcript, once").isEqualTo(transcript);
+    assertThat(transcript("s1")).as("the prior transcript, once").isEqualTo(transcript);
     // The task was never written during the restart and resume: it stayed REVIEW throughout.
     assertThat(taskUpdatedAt("s1")).isEqualTo(taskWrittenAt);
     List<String> sinceRestart = harness.transitions("s1").subList(eventsBeforeRestart, harness.transitions("s1").size());
@@ -68,18 +98,18 @@ public class RestartRecoveryTest {
   @Test
   void responsePersistedBeforeTheSessionSettledEndsInTurnFinishedAfterTheRestart() throws Exception {
     sessionWithACompletedTurn("s1");
-    List<TranscriptEntry> transcript = db.tx(h -> TestStores.transcript(h, "s1"));
+    List<TranscriptEntry> transcript = transcript("s1");
     // The backend died after persisting the response but before the lifecycle settled.
     db.tx(h -> harness.sessions().transition(h, "s1", Set.of(WAITING_FOR_INPUT), RUNNING, "turn", "", Fence.none()));
-    db.tx(h -> new TaskStore().transitionTaskOf(h, "s1", Set.of(TaskState.REVIEW), TaskState.IN_PROGRESS));
+    harness.fixtures().exec("UPDATE tasks SET state = 'IN_PROGRESS' WHERE id = ? AND state = 'REVIEW'", ResumeHarness.taskOf("s1"));
     backendDiesWithItsAgent("s1");
 
     restartAndAwaitAutomaticResume("s1");
 
     assertThat(harness.state("s1")).isEqualTo(WAITING_FOR_INPUT);
-    assertThat(db.tx((Handle h) -> TestStores.taskState(h, ResumeHarness.taskOf("s1")))).contains(TaskState.REVIEW);
+    assertThat(taskState("s1")).contains(TaskState.REVIEW);
     assertThat(ReviewBucket.classify(WAITING_FOR_INPUT, TaskState.REVIEW)).isEqualTo(ReviewBucket.REVIEW);
-    assertThat(db.tx((Handle h) -> TestStores.transcript(h, "s1"))).isEqualTo(transcript);
+    assertThat(transcript("s1")).isEqualTo(transcript);
   }
 
   @Test
@@ -116,8 +146,8 @@ public class RestartRecoveryTest {
     String token = harness.resume(sessionId, ResumeMode.START_FRESH).providerSessionId();
     var turn = harness.prompt(sessionId, "hello");
     assertThat(turn.stopReason()).isEqualTo("end_turn");
-    assertThat(db.tx((Handle h) -> TestStores.taskState(h, ResumeHarness.taskOf(sessionId)))).contains(TaskState.REVIEW);
-    assertThat(db.tx((Handle h) -> TestStores.transcript(h, sessionId))).extracting(TranscriptEntry::role).contains("user", "agent");
+    assertThat(taskState(sessionId)).contains(TaskState.REVIEW);
+    assertThat(transcript(sessionId)).extracting(TranscriptEntry::role).contains("user", "agent");
     return token;
   }
 
@@ -127,7 +157,8 @@ public class RestartRecoveryTest {
    */
   private void backendDiesWithItsAgent(String sessionId) {
     harness.components().agentHost().stop(sessionId);
-    harness.fixtures().exec("UPDATE executors_running SET status = 'running' WHERE session_id = ?", sessionId);
+    harness.fixtures().exec("UPDATE " + (db.layout().isKandev() ? "kandev_agent_executions" : "executors_running")
+        + " SET status = 'running' WHERE session_id = ?", sessionId);
   }
 
   private ResumeResult restartAndAwaitAutomaticResume(String sessionId) throws Exception {
@@ -146,7 +177,7 @@ public class RestartRecoveryTest {
 
   /** The restarted worker: same host, a new instance. */
   private RestartRecovery recovery() {
-    return new RestartRecovery(db.transactions(), new ExecutorsRunningStore(), harness.resumes(), "test-host", "worker-b");
+    return new RestartRecovery(db.transactions(), stores().executors(), harness.resumes(), "test-host", "worker-b");
   }
 
   private String taskUpdatedAt(String sessionId) {

@@ -5,7 +5,11 @@ import static dev.kandev.recovery.workflows.model.SessionState.STARTING;
 import static dev.kandev.recovery.workflows.model.SessionState.WAITING_FOR_INPUT;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.kandev.recovery.activities.json.Json;
 import dev.kandev.recovery.activities.store.ExecutorsRunningStore;
+import dev.kandev.recovery.activities.store.StoreLayout;
+import dev.kandev.recovery.activities.store.kandev.KandevEventOutbox;
+import dev.kandev.recovery.activities.store.kandev.KandevLayoutStores;
 import dev.kandev.recovery.activities.store.SessionIdentity;
 import dev.kandev.recovery.activities.store.TestStores;
 import dev.kandev.recovery.activities.testing.Await;
@@ -20,16 +24,29 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
 
-/** Sessions an ended resume left STARTING are restored; those a running resume owns are not. */
+/**
+ * Sessions an ended resume left STARTING are restored; those a running resume owns are not. On both
+ * store layouts: our mirror and Kandev's own tables.
+ */
+@ParameterizedClass
+@EnumSource(StoreLayout.Kind.class)
 public class StaleStartingRecoveryTest {
-  @RegisterExtension @Order(1) final TestDatabase db = new TestDatabase();
-  @RegisterExtension @Order(2) final ResumeHarness harness = new ResumeHarness(db);
+  @RegisterExtension @Order(1) final TestDatabase db;
+  @RegisterExtension @Order(2) final ResumeHarness harness;
   private StaleStartingRecovery recovery;
-  private final ExecutorsRunningStore executors = new ExecutorsRunningStore();
+  private ExecutorsRunningStore executors;
+
+  public StaleStartingRecoveryTest(StoreLayout.Kind layout) {
+    this.db = new TestDatabase(layout);
+    this.harness = new ResumeHarness(db);
+  }
 
   @BeforeEach
   void setUp() {
+    executors = KandevLayoutStores.of(db.layout(), Json.mapper(), KandevEventOutbox.NONE).executors();
     recovery = new StaleStartingRecovery(db.transactions(), harness.sessions(), harness.locks(), harness.resumes());
   }
 

@@ -14,6 +14,7 @@ import dev.kandev.recovery.activities.credentials.ResolvedPolicy;
 import dev.kandev.recovery.activities.store.CredentialScopeStore;
 import dev.kandev.recovery.activities.store.LeaseAttemptStore;
 import dev.kandev.recovery.activities.store.LeaseStore;
+import dev.kandev.recovery.activities.store.StoreLayout;
 import dev.kandev.recovery.activities.store.Transactions;
 import dev.kandev.recovery.workflows.model.Fence;
 import dev.kandev.recovery.workflows.model.GitCredentialSnapshot;
@@ -57,7 +58,7 @@ public final class CredentialBroker {
   private final Map<CredentialPolicy, CredentialResolver> resolvers = new EnumMap<>(CredentialPolicy.class);
   private final LeaseStore leases;
   private final LeaseAttemptStore attempts;
-  private final CredentialScopeStore scopes = new CredentialScopeStore();
+  private final CredentialScopeStore scopes;
   private final Clock clock;
   private final SecureRandom random = new SecureRandom();
 
@@ -67,6 +68,18 @@ public final class CredentialBroker {
       List<CredentialResolver> resolvers,
       ObjectMapper json,
       Clock clock) {
+    this(transactions, policies, resolvers, json, clock, StoreLayout.MIRROR);
+  }
+
+  /** A broker that authorizes against the tasks and sessions of {@code layout}: our mirror or Kandev's own tables. */
+  public CredentialBroker(
+      Transactions transactions,
+      CredentialPolicyResolver policies,
+      List<CredentialResolver> resolvers,
+      ObjectMapper json,
+      Clock clock,
+      StoreLayout layout) {
+    this.scopes = new CredentialScopeStore(layout);
     this.transactions = transactions;
     this.policies = policies;
     resolvers.forEach(r -> this.resolvers.put(r.policy(), r));
@@ -146,7 +159,7 @@ public final class CredentialBroker {
   /** Whether an attempt's earlier result is what issuing now would give, but for the lease ids. */
   private boolean stillServes(Handle h, AttemptLeases earlier, List<LeaseScope> scopes, String executorId, Instant now) {
     for (LeaseScope scope : scopes) {
-      ScopeAuthorizer.authorize(h, scope);
+      ScopeAuthorizer.authorize(h, this.scopes, scope);
     }
     if ((earlier.snapshot() == null) != scopes.isEmpty()) {
       return false;
@@ -189,7 +202,7 @@ public final class CredentialBroker {
   }
 
   private LeaseGrant issue(Handle h, LeaseScope scope, String executorId, Duration leaseTtl) {
-    ScopeAuthorizer.authorize(h, scope);
+    ScopeAuthorizer.authorize(h, scopes, scope);
     ResolvedPolicy policy = policies.resolve(h, scope.workspaceId(), executorId);
     Instant now = now();
     if (policy.policy() == CredentialPolicy.NONE) {
@@ -219,7 +232,7 @@ public final class CredentialBroker {
           leases.byIdForUpdate(h, leaseId).orElseThrow(() -> CredentialException.leaseInvalid("unknown lease " + leaseId));
       Instant now = now();
       rejectUnusable(lease, now);
-      ScopeAuthorizer.authorize(h, lease.scope());
+      ScopeAuthorizer.authorize(h, scopes, lease.scope());
       requireCurrentBinding(h, lease);
       String token = newToken();
       Instant expiresAt = now.plus(lease.ttl());
@@ -307,7 +320,7 @@ public final class CredentialBroker {
     if (!matches) {
       throw CredentialException.scopeDenied("lease " + lease.id() + " is not for this repository");
     }
-    ScopeAuthorizer.authorize(h, lease.scope());
+    ScopeAuthorizer.authorize(h, scopes, lease.scope());
     requireCurrentBinding(h, lease);
     return lease;
   }

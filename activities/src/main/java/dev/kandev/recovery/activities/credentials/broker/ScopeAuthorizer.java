@@ -15,21 +15,19 @@ import org.jdbi.v3.core.Handle;
  * COMPLETED, FAILED or CANCELLED. Not relaxed for anyone.
  */
 final class ScopeAuthorizer {
-  private static final CredentialScopeStore ROWS = new CredentialScopeStore();
-
   private ScopeAuthorizer() {}
 
   /**
-   * Authorizes {@code scope} inside the caller's transaction. The session row is read {@code FOR
+   * Authorizes {@code scope} inside the caller's transaction, against the rows of {@code rows}' layout. The session row is read {@code FOR
    * SHARE}, so a concurrent terminal transition waits for the lease write that follows.
    */
-  static void authorize(Handle h, LeaseScope scope) {
-    String taskWorkspace = ROWS.taskWorkspace(h, scope.taskId())
+  static void authorize(Handle h, CredentialScopeStore rows, LeaseScope scope) {
+    String taskWorkspace = rows.taskWorkspace(h, scope.taskId())
         .orElseThrow(() -> CredentialException.scopeDenied("unknown task " + scope.taskId()));
     if (!scope.workspaceId().equals(taskWorkspace)) {
       throw CredentialException.scopeDenied("task does not belong to workspace");
     }
-    ScopeSession session = ROWS.sessionForShare(h, scope.sessionId())
+    ScopeSession session = rows.sessionForShare(h, scope.sessionId())
         .orElseThrow(() -> CredentialException.scopeDenied("unknown session " + scope.sessionId()));
     if (!scope.taskId().equals(session.taskId())) {
       throw CredentialException.scopeDenied("session does not belong to task");
@@ -37,7 +35,7 @@ final class ScopeAuthorizer {
     if (SessionState.parse(session.state()).isTerminal()) {
       throw CredentialException.sessionTerminal(scope.sessionId(), session.state());
     }
-    LinkedRepository repository = ROWS.linkedRepository(h, scope.taskId(), scope.repositoryId())
+    LinkedRepository repository = rows.linkedRepository(h, scope.taskId(), scope.repositoryId())
         .orElseThrow(() -> CredentialException.scopeDenied("repository is not linked to task"));
     if (!scope.workspaceId().equals(repository.workspaceId())) {
       throw CredentialException.scopeDenied("repository does not belong to workspace");

@@ -12,6 +12,7 @@ import dev.kandev.recovery.activities.credentials.IssuedToken;
 import dev.kandev.recovery.activities.credentials.LeaseGrant;
 import dev.kandev.recovery.activities.credentials.LeaseScope;
 import dev.kandev.recovery.activities.credentials.github.GitHubAppSettings;
+import dev.kandev.recovery.activities.store.CredentialScopeStore;
 import dev.kandev.recovery.activities.testing.Await;
 import dev.kandev.recovery.activities.testing.BrokerHarness;
 import dev.kandev.recovery.activities.testing.TestDatabase;
@@ -47,7 +48,7 @@ class CredentialBrokerTest {
 
   /** The authorization every issuance, mint and redemption applies, for a scope the rows would never give. */
   private void authorize(LeaseScope scope) {
-    db.run(handle -> ScopeAuthorizer.authorize(handle, scope));
+    db.run(handle -> ScopeAuthorizer.authorize(handle, new CredentialScopeStore(), scope));
   }
 
   private long leases() {
