@@ -5,6 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.kandev.recovery.activities.testing.Await;
 import dev.kandev.recovery.activities.testing.TestDatabase;
+import java.io.IOException;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -13,6 +17,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -31,7 +36,8 @@ class MigrationsUnderLoadTest {
   private static final int SESSIONS = 200_000;
   /** A bound on a hang, not a performance threshold: each wait below ends as soon as its condition holds. */
   private static final Duration HANG = Duration.ofMinutes(3);
-  private static final List<String> ALL_VERSIONS = List.of("1", "3", "4", "5", "6", "7", "8", "9", "10", "11");
+  /** Every migration this release ships, in order, as Flyway finds them. */
+  private static final List<String> ALL_VERSIONS = shippedVersions();
 
   private final String schema = "t_" + UUID.randomUUID().toString().replace("-", "").substring(0, 16);
   private final List<CompletableFuture<?>> migrations = new ArrayList<>();
@@ -221,5 +227,18 @@ class MigrationsUnderLoadTest {
 
   private static Connection connect() throws SQLException {
     return DriverManager.getConnection(TestDatabase.URL, TestDatabase.USER, "");
+  }
+
+  private static List<String> shippedVersions() {
+    try (var files = Files.list(Path.of(
+        MigrationsUnderLoadTest.class.getClassLoader().getResource("db/migration").toURI()))) {
+      return files.map(file -> file.getFileName().toString())
+          .filter(name -> name.matches("V\\d+__.*\\.sql"))
+          .map(name -> name.substring(1, name.indexOf("__")))
+          .sorted(Comparator.comparingInt(Integer::parseInt))
+          .toList();
+    } catch (IOException | URISyntaxException e) {
+      throw new IllegalStateException("cannot list the migrations", e);
+    }
   }
 }
