@@ -23,6 +23,8 @@ import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * The stored provider session reattached through the whole resume on a real Temporal dev server:
@@ -98,44 +100,60 @@ class SessionResumeMethodTest {
     assertThat(harness.identity("s1")).isEqualTo(new SessionIdentity(token, token));
   }
 
-  @Test
-  void aRefusedResumeIsClassifiedAsARejectedLoadAndKeepsTheTokenAndTheTranscript() throws Exception {
+  @ParameterizedTest(name = "{0}")
+  @CsvSource({"reject-resume, session/resume", "reject-load, session/load"})
+  void aRefusedReattachIsARejectedLoadAndKeepsTheTokenAndTheTranscript(String mode, String method) throws Exception {
     String token = conversation("s1");
     List<String> before = transcript("s1");
-    harness.agentMode("reject-resume");
+    harness.agentMode(mode);
 
     ResumeFailure failure = harness.resumeFailing("s1", ResumeMode.RESUME);
 
     assertThat(failure.step()).isEqualTo(ResumeStep.LAUNCH_AGENT);
     assertThat(failure.failureType()).isEqualTo("AGENT_SESSION_LOAD_REJECTED");
-    assertThat(failure.message()).contains("rejected session/resume of stored session " + token);
+    assertThat(failure.message()).contains("rejected " + method + " of stored session " + token);
     assertThat(failure.recoveryActions()).contains(ResumeMode.START_FRESH);
     assertRestoredWithToken("s1", WAITING_FOR_INPUT, token);
     assertThat(transcript("s1")).isEqualTo(before);
   }
 
-  @Test
-  void anAgentGoneBeforeItAnswersTheResumeKeepsTheTokenForALaterHealthyResume() throws Exception {
+  @ParameterizedTest(name = "{0}")
+  @CsvSource({"close-before-resume, resume, session/resume", "close-before-load, normal, session/load"})
+  void anAgentGoneBeforeItAnsweredKeepsTheTokenForALaterHealthyProcess(String mode, String healthy, String method)
+      throws Exception {
     String token = conversation("s1");
     var moved = harness.db.tx(h -> harness.sessions.transition(h, "s1", Set.of(WAITING_FOR_INPUT), FAILED,
         "test setup", "agent process exited", Fence.none()));
     assertThat(moved.won()).isTrue();
     List<String> before = transcript("s1");
-    harness.agentMode("close-before-resume");
+    harness.agentMode(mode);
 
     ResumeFailure failure = harness.resumeFailing("s1", ResumeMode.RESUME);
 
     assertThat(failure.failureType()).isEqualTo("AGENT_TRANSPORT_CLOSED");
+    assertThat(failure.message()).contains("transport closed before " + method + " of " + token);
     assertThat(failure.recoveryActions()).containsExactly(ResumeMode.RESUME, ResumeMode.START_FRESH);
     assertRestoredWithToken("s1", FAILED, token);
 
-    harness.agentMode("resume");
+    harness.agentMode(healthy);
     ResumeResult later = harness.resume("s1", ResumeMode.RESUME);
 
     assertThat(later.providerSessionId()).isEqualTo(token);
-    assertThat(launchMethod("s1")).isEqualTo("session/resume");
+    assertThat(launchMethod("s1")).isEqualTo(method);
     assertThat(harness.identity("s1")).isEqualTo(new SessionIdentity(token, token));
     assertThat(transcript("s1")).isEqualTo(before);
+  }
+
+  @Test
+  void aResumeNeverAnsweredTimesOutAsAClosedTransportAndKeepsTheToken() throws Exception {
+    String token = conversation("s1");
+    harness.agentMode("hold-resume");
+
+    ResumeFailure failure = harness.resumeFailing("s1", ResumeMode.RESUME);
+
+    assertThat(failure.failureType()).isEqualTo("AGENT_TRANSPORT_CLOSED");
+    assertThat(failure.message()).contains("session/resume of " + token + " was not answered within PT20S");
+    assertRestoredWithToken("s1", WAITING_FOR_INPUT, token);
   }
 
   private void assertRestoredWithToken(String sessionId, SessionState prior, String token) {
