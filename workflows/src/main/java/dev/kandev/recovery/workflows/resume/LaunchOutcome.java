@@ -9,4 +9,9 @@ package dev.kandev.recovery.workflows.resume;
  *     {@code session/new}; null in results recorded before this field existed (they were all
  *     {@code session/load} or {@code session/new}, as {@code loaded} says)
  */
-public record LaunchOutcome(String providerSessionId, boolean loaded, long pid, String agentName, String sessionMethod) {}
+public record LaunchOutcome(String providerSessionId, boolean loaded, long pid, String agentName, String sessionMethod) {
+  /** An outcome that does not name its method (fakes and tests that only need the rest). */
+  public LaunchOutcome(String providerSessionId, boolean loaded, long pid, String agentName) {
+    this(providerSessionId, loaded, pid, agentName, null);
+  }
+}

@@ -38,6 +38,8 @@ class LaunchOutcomePayloadTest {
         .toPayload(new LaunchOutcome("sess_1", true, 42, "test-agent", "session/resume")).orElseThrow();
 
     assertThat(written.getData().toStringUtf8()).contains("\"sessionMethod\":\"session/resume\"");
+    assertThat(RecoveryDataConverter.INSTANCE.fromPayload(written, LaunchOutcome.class, LaunchOutcome.class).sessionMethod())
+        .isEqualTo("session/resume");
     assertThat(RecoveryDataConverter.INSTANCE.fromPayload(written, LaunchOutcomeBefore.class, LaunchOutcomeBefore.class))
         .isEqualTo(new LaunchOutcomeBefore("sess_1", true, 42, "test-agent"));
   }

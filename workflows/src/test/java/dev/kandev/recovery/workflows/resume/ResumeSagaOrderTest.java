@@ -259,7 +259,7 @@ class ResumeSagaOrderTest {
     @Override public void revokeCredentialLeases(String sessionId) { call("revokeCredentialLeases"); }
     @Override public LaunchOutcome launchAgent(String sessionId, List<String> leaseIds, Fence fence) {
       call("launchAgent");
-      return new LaunchOutcome("tok-1", true, 42, "test-agent", "session/load");
+      return new LaunchOutcome("tok-1", true, 42, "test-agent");
     }
     @Override public void stopAgent(String sessionId) { call("stopAgent"); }
   }
