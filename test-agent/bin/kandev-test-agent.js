@@ -13,6 +13,12 @@
 //   close-before-load       closes stdout and exits (code 4) when session/load arrives
 //   reject-load             answers session/load with -32002 resource not found
 //   no-load-session         declares agentCapabilities.loadSession = false
+//   resume                  a well-behaved agent that also advertises sessionCapabilities.resume
+//                           (session/resume reattaches a stored session without replaying it)
+//   reject-resume           advertises resume, answers session/resume with -32002 resource not found
+//   close-before-resume     advertises resume, closes stdout and exits (code 7) when session/resume arrives
+//   hold-resume             advertises resume, answers session/resume once the --mode-file no longer
+//                           says hold-resume (without a mode file: never); <mode-file>.held meanwhile
 //   slow-turn               session/prompt takes KANDEV_TEST_AGENT_TURN_MS (default 5000) ms
 //   crash-mid-turn          exits (code 5) after streaming the first chunk of a turn
 //   reject-new              answers session/new with -32000 authentication required
@@ -48,8 +54,9 @@ const VERSION = '1.0.0';
 const MODES = [
   'normal', 'exit-before-initialize', 'hang-initialize', 'hold-initialize', 'hold-load', 'close-before-load',
   'reject-load', 'no-load-session', 'slow-turn', 'crash-mid-turn', 'reject-new',
-  'close-before-new', 'leak-secrets',
+  'close-before-new', 'leak-secrets', 'resume', 'reject-resume', 'close-before-resume', 'hold-resume',
 ];
+const RESUME_MODES = ['resume', 'reject-resume', 'close-before-resume', 'hold-resume'];
 
 function flag(name) {
   const prefix = `--${name}=`;
@@ -272,10 +279,33 @@ function answerInitialize(id) {
       loadSession: mode !== 'no-load-session',
       promptCapabilities: { image: false, audio: false, embeddedContext: false },
       mcpCapabilities: { http: false, sse: false },
+      ...(RESUME_MODES.includes(mode) ? { sessionCapabilities: { resume: {} } } : {}),
     },
     authMethods: [],
     agentInfo: { name: 'kandev-test-agent', title: 'Kandev test agent', version: VERSION },
   });
+}
+
+// Holds a request while the mode file says `holding` (forever without a mode file); <mode-file>.held
+// exists meanwhile, so a test can wait until the request is held.
+async function holdWhileModeFileSays(holding, method) {
+  if (!modeFile) {
+    log(`holding ${method} forever (no mode file)`);
+    await new Promise(() => {});
+  }
+  const held = `${modeFile}.held`;
+  fs.writeFileSync(held, `${process.pid}\n`);
+  log(`holding ${method} until the mode file changes`);
+  await new Promise((resolve) => {
+    const poll = setInterval(() => {
+      if (fs.readFileSync(modeFile, 'utf8').trim() !== holding) {
+        clearInterval(poll);
+        resolve();
+      }
+    }, 25);
+  });
+  fs.rmSync(held, { force: true });
+  log(`${method} released`);
 }
 
 const handlers = {
@@ -342,19 +372,7 @@ const handlers = {
       return;
     }
     if (mode === 'hold-load' && modeFile) {
-      const held = `${modeFile}.held`;
-      fs.writeFileSync(held, `${process.pid}\n`);
-      log('holding session/load until the mode file changes');
-      await new Promise((resolve) => {
-        const poll = setInterval(() => {
-          if (fs.readFileSync(modeFile, 'utf8').trim() !== 'hold-load') {
-            clearInterval(poll);
-            resolve();
-          }
-        }, 25);
-      });
-      fs.rmSync(held, { force: true });
-      log('session/load released');
+      await holdWhileModeFileSays('hold-load', 'session/load');
     }
     const session = mode === 'reject-load' ? null : loadSession(params.sessionId);
     if (session === null) {
@@ -371,7 +389,36 @@ const handlers = {
       });
     }
     log(`session/load replayed ${replay.length} of ${session.messages.length} messages`);
-    record('session', { sessionId: params.sessionId, loaded: true });
+    record('session', { sessionId: params.sessionId, loaded: true, method: 'session/load' });
+    respond(id, {});
+  },
+
+  async 'session/resume'(params, id) {
+    log(`session/resume ${params.sessionId}`);
+    if (!RESUME_MODES.includes(mode)) {
+      fail(id, -32601, 'Method not found: session/resume (sessionCapabilities.resume is not advertised)');
+      return;
+    }
+    if (mode === 'close-before-resume') {
+      log('closing stdout before answering session/resume as configured');
+      process.stdout.end(() => process.exit(7));
+      return;
+    }
+    if (mode === 'hold-resume') {
+      await holdWhileModeFileSays('hold-resume', 'session/resume');
+    }
+    if (typeof params.cwd !== 'string' || !path.isAbsolute(params.cwd)) {
+      fail(id, -32602, 'Invalid params: cwd must be an absolute path');
+      return;
+    }
+    const session = mode === 'reject-resume' ? null : loadSession(params.sessionId);
+    if (session === null) {
+      fail(id, -32002, `Resource not found: unknown session ${params.sessionId}`);
+      return;
+    }
+    sessions.set(session.id, session);
+    log(`session/resume of ${session.messages.length} messages, none replayed`);
+    record('session', { sessionId: params.sessionId, loaded: true, method: 'session/resume' });
     respond(id, {});
   },
 

@@ -20,8 +20,14 @@ public final class AcpHandshake {
   public static final Duration EXIT_OBSERVATION = Duration.ofSeconds(2);
   private static final int MAX_INFO_CHARS = 200;
 
-  /** What {@code initialize} told about the agent; name and version are cut to 200 chars. */
-  public record AgentInfo(String name, String version, int protocolVersion, boolean loadSession) {}
+  /**
+   * What {@code initialize} told about the agent; name and version are cut to 200 chars.
+   *
+   * @param loadSession {@code agentCapabilities.loadSession} is true: {@code session/load} may be called
+   * @param resumeSession {@code agentCapabilities.sessionCapabilities.resume} is present (an object, as
+   *     ACP advertises it): {@code session/resume} may be called
+   */
+  public record AgentInfo(String name, String version, int protocolVersion, boolean loadSession, boolean resumeSession) {}
 
   /** How the handshake failed; the message says it in words. */
   public enum FailureKind {
@@ -100,11 +106,13 @@ public final class AcpHandshake {
           + version + "; this client speaks " + PROTOCOL_VERSION, null, null, null);
     }
     JsonNode agentInfo = result.path("agentInfo");
+    JsonNode capabilities = result.path("agentCapabilities");
     return new AgentInfo(
         bounded(agentInfo.path("name").asText("unknown")),
         bounded(agentInfo.path("version").asText("unknown")),
         version,
-        result.path("agentCapabilities").path("loadSession").asBoolean(false));
+        capabilities.path("loadSession").asBoolean(false),
+        capabilities.path("sessionCapabilities").path("resume").isObject());
   }
 
   private static ObjectNode params(boolean servesFiles, ObjectMapper json) {

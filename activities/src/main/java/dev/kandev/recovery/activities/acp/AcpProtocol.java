@@ -26,6 +26,16 @@ public final class AcpProtocol {
     connection.request("session/load", params, timeout);
   }
 
+  /**
+   * Reattaches to a stored session without a replay of its history (ACP's stabilised {@code
+   * session/resume}); only to be called when the agent advertised {@code sessionCapabilities.resume}.
+   */
+  public void resumeSession(String sessionId, Path cwd, Duration timeout)
+      throws AcpRemoteException, AcpTransportClosedException, TimeoutException, InterruptedException {
+    ObjectNode params = sessionParams(cwd).put("sessionId", sessionId);
+    connection.request("session/resume", params, timeout);
+  }
+
   /** Returns the new session's id; blank if the agent sent none. */
   public String newSession(Path cwd, Duration timeout)
       throws AcpRemoteException, AcpTransportClosedException, TimeoutException, InterruptedException {

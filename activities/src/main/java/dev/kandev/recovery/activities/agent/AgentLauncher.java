@@ -59,6 +59,7 @@ final class AgentLauncher {
       LaunchResult result = registry.launching(request.sessionId(), () -> launchLocked(request));
       span.setAttribute("process.pid", result.pid());
       span.setAttribute("kandev.session.loaded", result.loaded());
+      span.setAttribute("kandev.session.method", result.method().wireName());
       return result;
     } catch (RuntimeException e) {
       Spans.failed(span, e);
@@ -90,8 +91,8 @@ final class AgentLauncher {
       takeOver(agent, request);
       log.info("session {}: agent {} {} serves provider session {} ({}, {} messages replayed)",
           sessionId, served.agent().name(), served.agent().version(), agent.providerSessionId(),
-          served.loaded() ? "loaded" : "new", served.replayedMessages());
-      return new LaunchResult(agent.providerSessionId(), served.loaded(), agent.process.pid(), agent.executionId,
+          served.method().wireName(), served.replayedMessages());
+      return new LaunchResult(agent.providerSessionId(), served.method(), agent.process.pid(), agent.executionId,
           served.agent().name(), served.agent().version(), served.replayedMessages());
     } catch (AgentLaunchException e) {
       throw e;

@@ -23,16 +23,18 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Brings a started agent to serve its session: {@code initialize}, then {@code session/load} of the
- * stored token (its replay added to the transcript without duplicates), or, only when no token is
- * stored, {@code session/new} with the new id persisted under the launch's fence. A stored token is
- * never replaced by a new session. Each failure is classified, and the child ended.
+ * Brings a started agent to serve its session: {@code initialize}, then the stored token reattached
+ * — with {@code session/resume} when the agent advertises it (no replay: the transcript already
+ * holds the conversation), else {@code session/load} (its replay added to the transcript without
+ * duplicates) — or, only when no token is stored, {@code session/new} with the new id persisted
+ * under the launch's fence. A stored token is never replaced by a new session. Each failure is
+ * classified, the same way for both ways of reattaching, and the child ended.
  */
 final class SessionHandshake {
   private static final Logger log = LoggerFactory.getLogger(SessionHandshake.class);
 
   /** How the agent serves the session now. */
-  record Served(AcpHandshake.AgentInfo agent, boolean loaded, int replayedMessages) {}
+  record Served(AcpHandshake.AgentInfo agent, SessionMethod method, int replayedMessages) {}
 
   private final AcpTimeouts timeouts;
   private final Transactions transactions;
@@ -74,15 +76,19 @@ final class SessionHandshake {
 
   private Served serve(RunningAgent agent, SessionIdentity identity, Path workspace, Fence fence) {
     AcpHandshake.AgentInfo info = step("acp.initialize", () -> initialize(agent));
+    if (identity.hasToken() && info.resumeSession()) {
+      step("acp.session/resume", () -> resume(agent, identity.resumeToken(), workspace));
+      return new Served(info, SessionMethod.RESUME, 0);
+    }
     if (identity.hasToken()) {
       int replayed = step("acp.session/load", () -> load(agent, info, identity.resumeToken(), workspace));
-      return new Served(info, true, replayed);
+      return new Served(info, SessionMethod.LOAD, replayed);
     }
     String newId = step("acp.session/new", () -> newSession(agent, workspace));
     transactions.run("store the new provider session of session " + agent.sessionId,
         h -> identities.replaceAfterNewSession(h, agent.sessionId, newId, fence));
     agent.serve(newId);
-    return new Served(info, false, 0);
+    return new Served(info, SessionMethod.NEW, 0);
   }
 
   /** One ACP request of the handshake, in its own span. */
@@ -111,11 +117,36 @@ final class SessionHandshake {
     }
   }
 
+  /**
+   * {@code session/resume} of the stored token. Its failures are classified as those of {@code
+   * session/load}: the contract's failure types name what happened to the stored session, not the
+   * request that reattached it, so a refused resume is {@code AGENT_SESSION_LOAD_REJECTED}.
+   */
+  private Void resume(RunningAgent agent, String token, Path workspace) {
+    agent.serve(token);
+    try {
+      agent.protocol.resumeSession(token, workspace, timeouts.sessionLoad());
+    } catch (AcpRemoteException e) {
+      throw failures.failed(agent, AgentFailureClass.AGENT_SESSION_LOAD_REJECTED,
+          "the agent rejected session/resume of stored session " + token, e.error(), e);
+    } catch (AcpTransportClosedException e) {
+      throw failures.failed(agent, AgentFailureClass.AGENT_TRANSPORT_CLOSED,
+          "the transport closed before session/resume of " + token + " completed", null, e);
+    } catch (TimeoutException e) {
+      throw failures.failed(agent, AgentFailureClass.AGENT_TRANSPORT_CLOSED,
+          "session/resume of " + token + " was not answered within " + timeouts.sessionLoad(), null, e);
+    } catch (InterruptedException e) {
+      throw failures.interrupted(agent, "session/resume");
+    }
+    return null;
+  }
+
   private int load(RunningAgent agent, AcpHandshake.AgentInfo info, String token, Path workspace) {
     if (!info.loadSession()) {
       throw failures.failed(agent, AgentFailureClass.AGENT_CANNOT_LOAD_SESSIONS,
           "a resume token is stored but agent " + info.name() + " " + info.version()
-              + " does not declare the loadSession capability; it is not replaced by a new session", null, null);
+              + " does not declare the loadSession capability (nor sessionCapabilities.resume);"
+              + " it is not replaced by a new session", null, null);
     }
     agent.serve(token);
     agent.collector.start();

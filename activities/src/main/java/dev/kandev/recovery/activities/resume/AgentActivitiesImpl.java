@@ -101,8 +101,13 @@ public final class AgentActivitiesImpl implements AgentActivities {
     ActivityExecutionContext activity = Activity.getExecutionContext();
     try {
       LaunchResult result = awaitHeartbeating(launch, activity);
-      countLaunch(activity, result.loaded() ? "loaded" : "created");
-      return new LaunchOutcome(result.providerSessionId(), result.loaded(), result.pid(), result.agentName());
+      countLaunch(activity, switch (result.method()) {
+        case LOAD -> "loaded";
+        case RESUME -> "resumed";
+        case NEW -> "created";
+      });
+      return new LaunchOutcome(result.providerSessionId(), result.loaded(), result.pid(), result.agentName(),
+          result.method().wireName());
     } catch (AgentLaunchException e) {
       countLaunch(activity, e.failureClass().type());
       throw e.failureClass().failureType().failure(redact(e.description(), tokens));

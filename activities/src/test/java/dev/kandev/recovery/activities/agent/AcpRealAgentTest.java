@@ -117,15 +117,18 @@ class AcpRealAgentTest {
         .isEqualTo(new SessionIdentity(created.providerSessionId(), created.providerSessionId()));
     harness.host.stop(SESSION);
 
-    // Offline, OpenCode may answer session/load with an internal error (it cannot reach its model
-    // catalogue); either way the stored session is loaded, never replaced.
+    // Offline, OpenCode may answer with an internal error (it cannot reach its model catalogue);
+    // either way the stored session is reattached (OpenCode advertises session/resume), never replaced.
     try {
       LaunchResult loaded = harness.launch(SESSION, workspace);
       assertThat(loaded.loaded()).isTrue();
+      assertThat(loaded.method()).as("OpenCode %s advertises sessionCapabilities.resume", VERSION)
+          .isEqualTo(SessionMethod.RESUME);
       assertThat(loaded.providerSessionId()).isEqualTo(created.providerSessionId());
-      log.info("OpenCode loaded session {} ({} messages replayed)", loaded.providerSessionId(), loaded.replayedMessages());
+      log.info("OpenCode reattached session {} by {} ({} messages replayed)", loaded.providerSessionId(),
+          loaded.method().wireName(), loaded.replayedMessages());
     } catch (AgentLaunchException e) {
-      log.info("OpenCode rejected session/load: {}", e.acpError());
+      log.info("OpenCode rejected reattaching its session: {}", e.acpError());
       assertThat(e.failureClass()).isEqualTo(AgentFailureClass.AGENT_SESSION_LOAD_REJECTED);
       assertThat(e.acpError()).isNotBlank();
     }
