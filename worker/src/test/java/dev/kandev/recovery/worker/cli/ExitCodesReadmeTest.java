@@ -27,7 +27,8 @@ class ExitCodesReadmeTest {
       "TEMPORAL_UNREACHABLE", "Temporal unreachable",
       "DATABASE_UNREACHABLE", "PostgreSQL unreachable",
       "TIMED_OUT", "no outcome within `--timeout`",
-      "SCHEMA_INCOMPATIBLE", "the schema was contracted by a newer release");
+      "SCHEMA_INCOMPATIBLE", "the schema was contracted by a newer release",
+      "KANDEV_SCHEMA_MISMATCH", "Kandev's tables (`KANDEV_KANDEV_SCHEMA`) lack a column we read or write");
 
   @Test
   void theReadmesTableHasOneRowPerExitCodeSayingWhatItMeans() throws Exception {
