@@ -10,8 +10,10 @@ import dev.kandev.recovery.activities.store.TestStores;
 import dev.kandev.recovery.activities.testing.Await;
 import dev.kandev.recovery.activities.testing.TestAgent;
 import dev.kandev.recovery.worker.cli.ExitCodes;
+import dev.kandev.recovery.worker.dev.DevTemporalServer;
 import dev.kandev.recovery.worker.harness.KandevProcess;
 import dev.kandev.recovery.worker.harness.NatsServer;
+import dev.kandev.recovery.worker.harness.RealTemporalServer;
 import dev.kandev.recovery.worker.harness.RecoveryCluster;
 import dev.kandev.recovery.workflows.model.SessionState;
 import io.nats.client.Message;
@@ -34,8 +36,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * bus on a real nats-server: a Start fresh, a resume of a FAILED session with its token and a failed
  * resume (its restore) arrive, subscribed to {@code >} as Kandev's WebSocket broadcaster is, as
  * Kandev's events — its envelope, the payload keys of its publishers with their JSON types
- * (kandev-postgres.md §9.1, §9.2), in the order of the transitions, each once. Without
- * KANDEV_NATS_URL the same resumes store no event at all.
+ * (kandev-postgres.md §9.1, §9.2), in the order of the transitions, each once; a resume's events
+ * committed while the bus was down arrive, in order, after its worker was SIGKILLed, once the next
+ * worker runs. Without KANDEV_NATS_URL the same resumes store no event at all.
  */
 public class KandevBusResumeIT {
   /** Go's {@code time.RFC3339Nano} in UTC, which {@code bus.Event.Timestamp} (a {@code time.Time}) accepts. */
@@ -105,6 +108,35 @@ public class KandevBusResumeIT {
       }
       assertThat(ids).doesNotHaveDuplicates().containsExactlyElementsOf(cluster.fixtures.strings(
           "SELECT event_id::text FROM kandev_event_outbox ORDER BY seq"));
+    }
+  }
+
+  @Test
+  void aResumesEventsCommittedBeforeItsWorkerWasKilledArriveOnceTheNextWorkerRuns() throws Exception {
+    DevTemporalServer.start(RealTemporalServer.cli(), cluster.dir().resolve("temporal"), cluster.temporalPort, cluster.uiPort);
+    int port = NatsServer.freePort();
+    cluster.setting("KANDEV_NATS_URL", "nats://127.0.0.1:" + port); // no server there yet
+    KandevProcess first = cluster.worker("worker-a");
+    kandevTaskInProgress("s1");
+
+    assertResumed(cli("resume", "s1", "--fresh", "--timeout=90s"));
+    first.awaitOutput("cannot publish Kandev's bus events (Kandev's NATS bus at nats://127.0.0.1:" + port, ARRIVAL);
+    List<String> stored = cluster.fixtures.strings("SELECT event_id::text FROM kandev_event_outbox ORDER BY seq");
+    assertThat(stored).hasSize(4);
+    first.signal("KILL");
+    first.awaitExit(Duration.ofSeconds(30));
+    assertThat(unpublished()).as("committed with the transitions, never published").isEqualTo(4);
+
+    try (NatsServer nats = NatsServer.start(port, null, null); NatsServer.Subscriber kandev = nats.subscribe()) {
+      cluster.worker("worker-b");
+      List<JsonNode> arrived = events(kandev.next(4, ARRIVAL));
+      assertThat(arrived).extracting(e -> e.get("id").asText()).as("the stored events, first, in order")
+          .containsExactlyElementsOf(stored);
+      assertSessionEvent(arrived.get(0), "s1", "CREATED", "STARTING");
+      assertSessionEvent(arrived.get(1), "s1", "STARTING", "WAITING_FOR_INPUT");
+      assertTaskEvent(arrived.get(2), "s1", "IN_PROGRESS");
+      assertTaskEvent(arrived.get(3), "s1", null);
+      Await.until(() -> unpublished() == 0, Duration.ofSeconds(30), "every stored event to be marked published");
     }
   }
 
