@@ -77,7 +77,36 @@ public final class KandevSchemaCheck {
       new Column("repositories", "provider_host", TEXT),
       new Column("repositories", "provider_owner", TEXT),
       new Column("repositories", "provider_name", TEXT),
-      new Column("repositories", "deleted_at", TIMESTAMP));
+      new Column("repositories", "deleted_at", TIMESTAMP),
+      // Read for Kandev's bus events (store/kandev/KandevEventRows) in the transition's transaction:
+      // one missing would fail every transition once KANDEV_NATS_URL is set, so it stops the start instead.
+      new Column("task_sessions", "agent_profile_snapshot", TEXT),
+      new Column("task_sessions", "execution_profile_id", TEXT),
+      new Column("task_sessions", "route_generation", INTEGER),
+      new Column("task_sessions", "route_state", TEXT),
+      new Column("task_sessions", "route_reason", TEXT),
+      new Column("task_sessions", "downstream_acp_session_id", TEXT),
+      new Column("task_sessions", "is_primary", INTEGER),
+      new Column("task_sessions", "is_passthrough", INTEGER),
+      new Column("task_sessions", "review_status", TEXT),
+      new Column("task_sessions", "name", TEXT),
+      new Column("task_sessions", "task_environment_id", TEXT),
+      new Column("tasks", "workflow_id", TEXT),
+      new Column("tasks", "workflow_step_id", TEXT),
+      new Column("tasks", "title", TEXT),
+      new Column("tasks", "description", TEXT),
+      new Column("tasks", "priority", TEXT),
+      new Column("tasks", "position", INTEGER),
+      new Column("tasks", "wip_admitted", INTEGER),
+      new Column("tasks", "is_ephemeral", INTEGER),
+      new Column("tasks", "autopilot_enabled", INTEGER),
+      new Column("tasks", "origin", TEXT),
+      new Column("tasks", "metadata", TEXT),
+      new Column("tasks", "parent_id", TEXT),
+      new Column("tasks", "external_id", TEXT),
+      new Column("tasks", "queued_for_step_id", TEXT),
+      new Column("tasks", "queued_at", TIMESTAMP),
+      new Column("tasks", "created_at", TIMESTAMP));
 
   private KandevSchemaCheck() {}
 
