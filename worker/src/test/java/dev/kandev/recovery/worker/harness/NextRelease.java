@@ -30,7 +30,7 @@ import java.util.stream.Stream;
  *
  * <p>When the patch no longer applies (the lines it touches changed), regenerate it from a clean
  * checkout: make the same two changes again in {@code ResumeSaga} and {@code
- * SessionStore}, then {@code git diff -U1 workflows activities >
+ * MirrorSessionStore}, then {@code git diff -U1 workflows activities >
  * worker/src/test/resources/upgrade/next-release.patch} and {@code git checkout -- workflows activities}.
  */
 public final class NextRelease {
