@@ -27,19 +27,19 @@ final class WorkflowOutboundSpans extends WorkflowOutboundCallsInterceptorBase {
 
   @Override
   public <R> ActivityOutput<R> executeActivity(ActivityInput<R> input) {
-    Span span = scheduled(input.getActivityName(), false, input.getHeader());
-    try {
-      return super.executeActivity(input);
-    } finally {
-      span.end();
-    }
+    return scheduled(input.getActivityName(), false, input.getHeader(), () -> super.executeActivity(input));
   }
 
   @Override
   public <R> LocalActivityOutput<R> executeLocalActivity(LocalActivityInput<R> input) {
-    Span span = scheduled(input.getActivityName(), true, input.getHeader());
+    return scheduled(input.getActivityName(), true, input.getHeader(), () -> super.executeLocalActivity(input));
+  }
+
+  /** Schedules the step inside its span (ended once the step's result, a promise, is returned). */
+  private <T> T scheduled(String activity, boolean local, Header header, Supplier<T> schedule) {
+    Span span = scheduled(activity, local, header);
     try {
-      return super.executeLocalActivity(input);
+      return schedule.get();
     } finally {
       span.end();
     }
