@@ -10,12 +10,14 @@ import dev.kandev.recovery.workflows.model.Fence;
 import dev.kandev.recovery.activities.store.SessionIdentity;
 import dev.kandev.recovery.activities.store.SessionIdentityStore;
 import dev.kandev.recovery.activities.store.TranscriptStore;
+import dev.kandev.recovery.activities.testing.TempFolders;
 import dev.kandev.recovery.activities.testing.TestDatabase;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import org.jdbi.v3.core.Handle;
 import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
@@ -23,9 +25,9 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * JUnit extension registered after the {@link TestDatabase} it uses
  * ({@code @RegisterExtension @Order(2) final AcpHarness harness = new AcpHarness(db);}); a test
  * starts the host with the profiles it needs, and the extension stops it (and its agents) after
- * the test, before the schema is dropped.
+ * the test, before the schema is dropped and its folders are deleted.
  */
-final class AcpHarness implements AfterEachCallback {
+final class AcpHarness implements BeforeEachCallback, AfterEachCallback {
   static final String HOST = "test-host";
   static final String INSTANCE = "worker-1";
   static final AcpTimeouts TIMEOUTS =
@@ -37,6 +39,9 @@ final class AcpHarness implements AfterEachCallback {
   final SessionIdentityStore identities = new SessionIdentityStore();
   final ExecutorsRunningStore executors = new ExecutorsRunningStore();
   final TranscriptStore transcripts = new TranscriptStore();
+  /** A new agent workspace and test agent state folder (where it stores its sessions) for each test. */
+  Path workspace;
+  Path stateDir;
   /** The host {@link #start} made, and its prompt turns. */
   AgentHost host;
   PromptTurns turns;
@@ -64,6 +69,15 @@ final class AcpHarness implements AfterEachCallback {
     return start(AgentProfiles.of(profile), TIMEOUTS, PermissionPolicy.ALLOW);
   }
 
+  /** Launches the session's agent in this test's {@link #workspace}. */
+  LaunchResult launch(String sessionId) {
+    return launch(sessionId, workspace);
+  }
+
+  LaunchResult launch(String sessionId, Map<String, String> credentials) {
+    return launch(sessionId, workspace, credentials);
+  }
+
   LaunchResult launch(String sessionId, Path workspace) {
     return launch(sessionId, workspace, Map.of());
   }
@@ -89,6 +103,12 @@ final class AcpHarness implements AfterEachCallback {
     if (host != null) {
       host.close();
     }
+  }
+
+  @Override
+  public void beforeEach(ExtensionContext context) {
+    workspace = TempFolders.create(context, "acp-workspace-");
+    stateDir = TempFolders.create(context, "acp-agent-state-");
   }
 
   @Override
