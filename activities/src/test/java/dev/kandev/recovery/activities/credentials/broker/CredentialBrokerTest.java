@@ -451,28 +451,28 @@ class CredentialBrokerTest {
   }
 
   @Test
-  void scopeNormalizationAndValidation() {
+  void scopesAreNormalized() {
     LeaseScope s = new LeaseScope(" ws-1 ", "t1", "s1", "r1", "GitHub.COM", "/acme/widgets.git/", "GitHub");
     assertThat(s).isEqualTo(h.scope());
     assertThat(s.owner()).isEqualTo("acme");
     assertThat(s.name()).isEqualTo("widgets");
     assertThat(new LeaseScope("w", "t", "s", "r", "github.com", "/acme/wid%67ets", "github").path()).isEqualTo("/acme/widgets");
-    assertThatThrownBy(() -> LeaseScope.github("w", "t", "s", "r", "github.com/evil", "a/b"))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("host");
-    assertThatThrownBy(() -> LeaseScope.github("w", "t", "s", "r", "user@github.com", "a/b"))
-        .isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> new LeaseScope("w", "t", "s", "r", "github.com", "a/b", "github"))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("start with '/'");
-    assertThatThrownBy(() -> LeaseScope.github("w", "t", "s", "r", "github.com", "a/b?x=1"))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'?'");
-    assertThatThrownBy(() -> LeaseScope.github("w", "t", "s", "r", "github.com", "a/b#frag"))
-        .isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> LeaseScope.github("w", "t", "s", "r", "github.com", "a/b/c"))
-        .isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> new LeaseScope("w", "t", "s", "r", "gitlab.com", "/a/b", "gitlab"))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("provider");
-    assertThatThrownBy(() -> LeaseScope.github("w", "t", "", "r", "github.com", "a/b"))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("sessionId");
+  }
+
+  @Test
+  void invalidScopesAreRefused() {
+    assertInvalidScope(() -> LeaseScope.github("w", "t", "s", "r", "github.com/evil", "a/b"), "host must not contain");
+    assertInvalidScope(() -> LeaseScope.github("w", "t", "s", "r", "user@github.com", "a/b"), "host must not contain");
+    assertInvalidScope(() -> new LeaseScope("w", "t", "s", "r", "github.com", "a/b", "github"), "start with '/'");
+    assertInvalidScope(() -> LeaseScope.github("w", "t", "s", "r", "github.com", "a/b?x=1"), "'?'");
+    assertInvalidScope(() -> LeaseScope.github("w", "t", "s", "r", "github.com", "a/b#frag"), "'#'");
+    assertInvalidScope(() -> LeaseScope.github("w", "t", "s", "r", "github.com", "a/b/c"), "/<owner>/<repository>");
+    assertInvalidScope(() -> new LeaseScope("w", "t", "s", "r", "gitlab.com", "/a/b", "gitlab"), "provider");
+    assertInvalidScope(() -> LeaseScope.github("w", "t", "", "r", "github.com", "a/b"), "sessionId");
+  }
+
+  private static void assertInvalidScope(ThrowingCallable scope, String message) {
+    assertThatThrownBy(scope).isInstanceOf(IllegalArgumentException.class).hasMessageContaining(message);
   }
 
   @Test
