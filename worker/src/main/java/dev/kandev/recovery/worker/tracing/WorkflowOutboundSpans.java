@@ -27,22 +27,14 @@ final class WorkflowOutboundSpans extends WorkflowOutboundCallsInterceptorBase {
 
   @Override
   public <R> ActivityOutput<R> executeActivity(ActivityInput<R> input) {
-    return scheduled(input.getActivityName(), false, input.getHeader(), () -> super.executeActivity(input));
+    Span span = scheduled(input.getActivityName(), false, input.getHeader());
+    return TemporalSpans.around(span, () -> super.executeActivity(input));
   }
 
   @Override
   public <R> LocalActivityOutput<R> executeLocalActivity(LocalActivityInput<R> input) {
-    return scheduled(input.getActivityName(), true, input.getHeader(), () -> super.executeLocalActivity(input));
-  }
-
-  /** Schedules the step inside its span (ended once the step's result, a promise, is returned). */
-  private <T> T scheduled(String activity, boolean local, Header header, Supplier<T> schedule) {
-    Span span = scheduled(activity, local, header);
-    try {
-      return schedule.get();
-    } finally {
-      span.end();
-    }
+    Span span = scheduled(input.getActivityName(), true, input.getHeader());
+    return TemporalSpans.around(span, () -> super.executeLocalActivity(input));
   }
 
   private Span scheduled(String activity, boolean local, Header header) {
