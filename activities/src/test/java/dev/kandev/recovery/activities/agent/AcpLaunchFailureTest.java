@@ -48,7 +48,16 @@ class AcpLaunchFailureTest {
     return launchFailing(TestAgent.profile(mode, harness.stateDir), AcpHarness.TIMEOUTS, token);
   }
 
-  private void assertFailedAndReaped(AgentLaunchException e) {
+  /**
+   * The launch failed and left no agent, its executor row says so, and the session's identity is as
+   * it was: {@code token} kept, or (null) none.
+   */
+  private void assertFailedAndReaped(AgentLaunchException e, String token) {
+    if (token == null) {
+      assertThat(db.tx((Handle h) -> harness.identities.read(h, SESSION))).isEqualTo(new SessionIdentity("", ""));
+    } else {
+      harness.assertTokenUnchanged(SESSION, token);
+    }
     ExecutorRecord executor = harness.executor(SESSION);
     assertThat(executor.status()).isEqualTo("failed");
     assertThat(executor.pid()).isNull();
@@ -69,8 +78,7 @@ class AcpLaunchFailureTest {
     assertThat(e.stderrTail()).contains("exiting before initialize as configured");
     assertThat(e.acpError()).isNull();
     assertThat(e.getMessage()).contains("AGENT_EXITED_BEFORE_INITIALIZE", "exit code 3", "exiting before initialize");
-    harness.assertTokenUnchanged(SESSION, TOKEN);
-    assertFailedAndReaped(e);
+    assertFailedAndReaped(e, TOKEN);
   }
 
   @Test
@@ -82,8 +90,7 @@ class AcpLaunchFailureTest {
     assertThat(e.exitCode()).as("killed while still running").isNull();
     assertThat(e.stderrTail()).contains("not answering initialize as configured");
     assertThat(e.getMessage()).contains("initialize was not answered within PT2S");
-    harness.assertTokenUnchanged(SESSION, TOKEN);
-    assertFailedAndReaped(e);
+    assertFailedAndReaped(e, TOKEN);
   }
 
   @Test
@@ -95,8 +102,7 @@ class AcpLaunchFailureTest {
     assertThat(e.exitCode()).isEqualTo(4);
     assertThat(e.stderrTail()).contains("closing stdout before answering session/load");
     assertThat(e.getMessage()).contains("transport closed before session/load of " + TOKEN);
-    harness.assertTokenUnchanged(SESSION, TOKEN);
-    assertFailedAndReaped(e);
+    assertFailedAndReaped(e, TOKEN);
   }
 
   @Test
@@ -107,8 +113,7 @@ class AcpLaunchFailureTest {
     assertThat(e.exitCode()).isEqualTo(6);
     assertThat(e.stderrTail()).contains("closing stdout before answering session/new");
     assertThat(e.getMessage()).contains("transport closed before session/new completed");
-    assertThat(db.tx((Handle h) -> harness.identities.read(h, SESSION))).isEqualTo(new SessionIdentity("", ""));
-    assertFailedAndReaped(e);
+    assertFailedAndReaped(e, null);
   }
 
   @Test
@@ -119,9 +124,8 @@ class AcpLaunchFailureTest {
     assertThat(e.retryable()).isFalse();
     assertThat(e.acpError()).startsWith("-32002 Resource not found");
     assertThat(e.stderrTail()).contains("session/load " + TOKEN);
-    harness.assertTokenUnchanged(SESSION, TOKEN);
     assertThat(TestAgent.storedSessions(harness.stateDir)).as("no session/new fallback").isEmpty();
-    assertFailedAndReaped(e);
+    assertFailedAndReaped(e, TOKEN);
   }
 
   @Test
@@ -142,9 +146,8 @@ class AcpLaunchFailureTest {
     assertThat(e.retryable()).isFalse();
     assertThat(e.getMessage()).contains("does not declare the loadSession capability", "kandev-test-agent");
     assertThat(e.stderrTail()).doesNotContain("session/load", "session/new");
-    harness.assertTokenUnchanged(SESSION, TOKEN);
     assertThat(TestAgent.storedSessions(harness.stateDir)).isEmpty();
-    assertFailedAndReaped(e);
+    assertFailedAndReaped(e, TOKEN);
   }
 
   @Test
@@ -156,8 +159,7 @@ class AcpLaunchFailureTest {
     assertThat(e.retryable()).isFalse();
     assertThat(e.exitCode()).isNull();
     assertThat(e.getMessage()).contains("/nonexistent/kandev-agent");
-    harness.assertTokenUnchanged(SESSION, TOKEN);
-    assertFailedAndReaped(e);
+    assertFailedAndReaped(e, TOKEN);
   }
 
   @Test
@@ -181,8 +183,7 @@ class AcpLaunchFailureTest {
     assertThat(e.failureClass()).isEqualTo(AGENT_SESSION_NEW_FAILED);
     assertThat(e.retryable()).isFalse();
     assertThat(e.acpError()).startsWith("-32000 Authentication required");
-    assertThat(db.tx((Handle h) -> harness.identities.read(h, SESSION))).isEqualTo(new SessionIdentity("", ""));
-    assertFailedAndReaped(e);
+    assertFailedAndReaped(e, null);
   }
 
   @Test
