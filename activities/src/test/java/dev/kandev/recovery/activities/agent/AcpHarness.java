@@ -39,12 +39,12 @@ final class AcpHarness implements BeforeEachCallback, AfterEachCallback {
   final SessionIdentityStore identities = new SessionIdentityStore();
   final ExecutorsRunningStore executors = new ExecutorsRunningStore();
   final TranscriptStore transcripts = new TranscriptStore();
-  /** A new agent workspace and test agent state folder (where it stores its sessions) for each test. */
-  Path workspace;
-  Path stateDir;
   /** The host {@link #start} made, and its prompt turns. */
   AgentHost host;
   PromptTurns turns;
+  /** A new agent workspace and test agent state folder (where it stores its sessions) for each test. */
+  Path workspace;
+  Path stateDir;
 
   AcpHarness(TestDatabase db) {
     this.db = db;

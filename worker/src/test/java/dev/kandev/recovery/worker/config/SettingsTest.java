@@ -335,12 +335,12 @@ public class SettingsTest {
     assertThat(settings.toString()).doesNotContain("db-secret", "ghs_x");
   }
 
+  private static void assertRefused(Map<String, String> env, String message) {
+    assertThatThrownBy(() -> Settings.fromEnvironment(env)).isInstanceOf(IllegalArgumentException.class).hasMessage(message);
+  }
+
   /** {@code variable=value} alone is refused with a message naming the variable, then {@code problem}. */
   private static void assertRefused(String variable, String value, String problem) {
     assertRefused(Map.of(variable, value), variable + " " + problem);
-  }
-
-  private static void assertRefused(Map<String, String> env, String message) {
-    assertThatThrownBy(() -> Settings.fromEnvironment(env)).isInstanceOf(IllegalArgumentException.class).hasMessage(message);
   }
 }
