@@ -15,10 +15,7 @@ import (
 // Each JSON example in docs/contract.md is read into the struct its payload comment names, with no
 // field left over, and written back unchanged: the structs mirror the contract field for field.
 func TestTheStructsMirrorTheContractsJSONExamples(t *testing.T) {
-	doc, err := os.ReadFile("../../docs/contract.md")
-	if err != nil {
-		t.Fatal(err)
-	}
+	doc := contractDoc(t)
 	structs := map[string]func() any{
 		"ResumeRequest":         func() any { return &recovery.ResumeRequest{} },
 		"ResumeResult":          func() any { return &recovery.ResumeResult{} },
@@ -62,10 +59,7 @@ func TestTheStructsMirrorTheContractsJSONExamples(t *testing.T) {
 // Each Go excerpt in docs/contract.md is this module's code, line for line and in order, in one of
 // its files: the contract shows what the starter really does.
 func TestContractShowsTheGoStarter(t *testing.T) {
-	doc, err := os.ReadFile("../../docs/contract.md")
-	if err != nil {
-		t.Fatal(err)
-	}
+	doc := contractDoc(t)
 	var sources []string
 	for _, file := range []string{"resume.go", "runtime.go", "list.go", "example_test.go"} {
 		code, err := os.ReadFile(file)

@@ -172,21 +172,15 @@ func TestUnknownFieldsAreIgnored(t *testing.T) {
 
 func TestASecondStartAttachesToTheRunningResume(t *testing.T) {
 	w := setup(t)
-	sessionID := w.newSession(t, "CREATED")
-	w.agentMode(t, "hold-initialize")
 	ctx := within(t, 2*time.Minute)
-	request := recovery.ResumeRequest{SessionID: sessionID, Mode: recovery.ModeStartFresh, RequestedBy: "user:go-test"}
-	first, err := w.starter.StartResume(ctx, request)
-	if err != nil {
-		t.Fatal(err)
-	}
-	progress := awaitStep(t, first, "LAUNCH_AGENT")
-	if progress.SessionID != sessionID || progress.Mode != recovery.ModeStartFresh ||
-		!slices.Contains(progress.Lines, "LAUNCH_AGENT: session/new") {
-		t.Errorf("progress %+v", progress)
+	held := w.heldStartFresh(t, ctx)
+	sessionID, first := held.request.SessionID, held.resume
+	if held.progress.SessionID != sessionID || held.progress.Mode != recovery.ModeStartFresh ||
+		!slices.Contains(held.progress.Lines, "LAUNCH_AGENT: session/new") {
+		t.Errorf("progress %+v", held.progress)
 	}
 
-	second, err := w.starter.StartResume(ctx, request)
+	second, err := w.starter.StartResume(ctx, held.request)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,21 +209,16 @@ func TestASecondStartAttachesToTheRunningResume(t *testing.T) {
 
 func TestCancelRestoresThePriorState(t *testing.T) {
 	w := setup(t)
-	sessionID := w.newSession(t, "CREATED")
-	w.agentMode(t, "hold-initialize")
 	ctx := within(t, 2*time.Minute)
-	resume, err := w.starter.StartResume(ctx, recovery.ResumeRequest{SessionID: sessionID, Mode: recovery.ModeStartFresh})
-	if err != nil {
-		t.Fatal(err)
-	}
-	awaitStep(t, resume, "LAUNCH_AGENT")
+	held := w.heldStartFresh(t, ctx)
+	sessionID := held.request.SessionID
 	eventually(t, time.Minute, "the agent of "+sessionID+" to be spawned", func() bool { return w.agentLive(t, sessionID) })
 
-	if err := resume.Cancel(ctx); err != nil {
+	if err := held.resume.Cancel(ctx); err != nil {
 		t.Fatal(err)
 	}
 	// At once: the agent that does not answer initialize is stopped, not waited for.
-	_, err = resume.Await(within(t, 30*time.Second))
+	_, err := held.resume.Await(within(t, 30*time.Second))
 
 	var canceled *temporal.CanceledError
 	if !errors.As(err, &canceled) {
@@ -285,6 +274,26 @@ func TestResumesAreListedBySession(t *testing.T) {
 	if _, err := w.starter.ListResumes(ctx, "s1' OR 'x' = 'x"); err == nil {
 		t.Error("a session id with a quote was put into the query")
 	}
+}
+
+// heldResume is a resume in LAUNCH_AGENT whose agent the test agent's mode holds in ACP initialize.
+type heldResume struct {
+	request  recovery.ResumeRequest
+	resume   *recovery.Resume
+	progress recovery.ResumeProgress
+}
+
+// heldStartFresh starts a Start fresh of a new CREATED session with the agent held in initialize,
+// and returns once the resume is in LAUNCH_AGENT.
+func (w *world) heldStartFresh(t *testing.T, ctx context.Context) heldResume {
+	t.Helper()
+	request := recovery.ResumeRequest{SessionID: w.newSession(t, "CREATED"), Mode: recovery.ModeStartFresh, RequestedBy: "user:go-test"}
+	w.agentMode(t, "hold-initialize")
+	resume, err := w.starter.StartResume(ctx, request)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return heldResume{request, resume, awaitStep(t, resume, "LAUNCH_AGENT")}
 }
 
 // awaitStep polls the progress query until the resume is at step.

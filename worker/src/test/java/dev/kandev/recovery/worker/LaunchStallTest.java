@@ -23,6 +23,7 @@ import dev.kandev.recovery.activities.testing.TestDatabase;
 import dev.kandev.recovery.worker.config.Settings;
 import dev.kandev.recovery.worker.dev.DevTemporalServer;
 import dev.kandev.recovery.worker.harness.GitHubAppStandIn;
+import dev.kandev.recovery.worker.harness.LostLaunch;
 import dev.kandev.recovery.worker.harness.RealTemporalServer;
 import dev.kandev.recovery.worker.harness.WorkerJvm;
 import dev.kandev.recovery.worker.observability.RecoveryMetrics;
@@ -36,7 +37,6 @@ import dev.kandev.recovery.workflows.resume.ResumeMode;
 import dev.kandev.recovery.workflows.resume.ResumeOutcome;
 import dev.kandev.recovery.workflows.resume.ResumeRequest;
 import dev.kandev.recovery.workflows.resume.ResumeResult;
-import dev.kandev.recovery.workflows.resume.ResumeStep;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -192,10 +192,7 @@ public class LaunchStallTest {
     startWorkerInProcess("worker-b", shortTimeout);
     ResumeFailure failure = awaitFailure(resume);
 
-    assertThat(failure.step()).isEqualTo(ResumeStep.LAUNCH_AGENT);
-    assertThat(failure.failureType()).isEqualTo("ACTIVITY_TIMEOUT_HEARTBEAT");
-    assertThat(failure.sessionState()).isEqualTo(FAILED);
-    assertThat(failure.recoveryActions()).contains(ResumeMode.RESUME);
+    LostLaunch.assertFailedOnItsHeartbeat(failure);
     assertThat(db.tx((Handle h) -> sessions.get(h, SESSION)).state()).isEqualTo(FAILED);
     assertThat(db.tx((Handle h) -> identities.read(h, SESSION))).isEqualTo(new SessionIdentity(TOKEN, TOKEN));
     assertThat(snapshotJson()).isEqualTo(snapshotBefore);

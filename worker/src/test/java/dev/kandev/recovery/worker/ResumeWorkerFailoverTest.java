@@ -11,6 +11,7 @@ import dev.kandev.recovery.activities.store.SessionIdentity;
 import dev.kandev.recovery.activities.testing.Await;
 import dev.kandev.recovery.activities.testing.TestDatabase;
 import dev.kandev.recovery.worker.harness.ActivityHooks;
+import dev.kandev.recovery.worker.harness.LostLaunch;
 import dev.kandev.recovery.worker.harness.RecordedHistories;
 import dev.kandev.recovery.worker.harness.ResumeHarness;
 import dev.kandev.recovery.workflows.client.ResumeFailedException;
@@ -197,10 +198,7 @@ public class ResumeWorkerFailoverTest {
 
     // The launch is never retried by itself (its heartbeat stopped with the worker): the session
     // is back where it was, and the user's next Resume loads the same provider session.
-    assertThat(failure.step()).isEqualTo(ResumeStep.LAUNCH_AGENT);
-    assertThat(failure.failureType()).isEqualTo("ACTIVITY_TIMEOUT_HEARTBEAT");
-    assertThat(failure.sessionState()).isEqualTo(FAILED);
-    assertThat(failure.recoveryActions()).contains(ResumeMode.RESUME);
+    LostLaunch.assertFailedOnItsHeartbeat(failure);
     assertThat(harness.state("s1")).isEqualTo(FAILED);
     assertThat(harness.transitions("s1")).endsWith("FAILED>STARTING", "STARTING>FAILED");
     assertThat(harness.snapshotJson("s1")).isEqualTo(snapshotBefore);

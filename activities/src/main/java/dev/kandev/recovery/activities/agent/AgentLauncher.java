@@ -7,7 +7,6 @@ import dev.kandev.recovery.activities.store.SessionIdentityStore;
 import dev.kandev.recovery.activities.store.Transactions;
 import dev.kandev.recovery.activities.tracing.Spans;
 import io.opentelemetry.api.trace.Span;
-import io.opentelemetry.context.Scope;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -55,18 +54,13 @@ final class AgentLauncher {
     Span span = Spans.start("agent.launch");
     span.setAttribute("kandev.session.id", request.sessionId());
     span.setAttribute("kandev.agent.id", request.agentId());
-    try (Scope scope = span.makeCurrent()) {
+    return Spans.within(span, () -> {
       LaunchResult result = registry.launching(request.sessionId(), () -> launchLocked(request));
       span.setAttribute("process.pid", result.pid());
       span.setAttribute("kandev.session.loaded", result.loaded());
       span.setAttribute("kandev.session.method", result.method().wireName());
       return result;
-    } catch (RuntimeException e) {
-      Spans.failed(span, e);
-      throw e;
-    } finally {
-      span.end();
-    }
+    });
   }
 
   private LaunchResult launchLocked(LaunchRequest request) {

@@ -13,7 +13,6 @@ import dev.kandev.recovery.activities.store.TranscriptMessage;
 import dev.kandev.recovery.activities.store.TranscriptStore;
 import dev.kandev.recovery.activities.tracing.Spans;
 import io.opentelemetry.api.trace.Span;
-import io.opentelemetry.context.Scope;
 import dev.kandev.recovery.workflows.model.AgentFailureClass;
 import java.nio.file.Path;
 import java.util.List;
@@ -61,17 +60,12 @@ final class SessionHandshake {
    */
   Served openSession(RunningAgent agent, SessionIdentity identity, Path workspace, Fence fence) {
     Span span = Spans.start("acp.handshake");
-    try (Scope scope = span.makeCurrent()) {
+    return Spans.within(span, () -> {
       Served served = serve(agent, identity, workspace, fence);
       span.setAttribute("kandev.agent.name", served.agent().name());
       span.setAttribute("kandev.agent.version", served.agent().version());
       return served;
-    } catch (RuntimeException e) {
-      Spans.failed(span, e);
-      throw e;
-    } finally {
-      span.end();
-    }
+    });
   }
 
   private Served serve(RunningAgent agent, SessionIdentity identity, Path workspace, Fence fence) {
@@ -93,15 +87,7 @@ final class SessionHandshake {
 
   /** One ACP request of the handshake, in its own span. */
   private static <T> T step(String name, Supplier<T> request) {
-    Span span = Spans.start(name);
-    try (Scope scope = span.makeCurrent()) {
-      return request.get();
-    } catch (RuntimeException e) {
-      Spans.failed(span, e);
-      throw e;
-    } finally {
-      span.end();
-    }
+    return Spans.within(Spans.start(name), request);
   }
 
   private AcpHandshake.AgentInfo initialize(RunningAgent agent) {

@@ -6,7 +6,9 @@ import io.opentelemetry.api.trace.SpanContext;
 import io.opentelemetry.api.trace.StatusCode;
 import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.context.Context;
+import io.opentelemetry.context.Scope;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * The spans the activities add inside their activity's span: an agent launch, its ACP handshake
@@ -34,6 +36,21 @@ public final class Spans {
   /** Starts {@code name} as a child of {@code parent}. */
   public static Span start(String name, Context parent) {
     return tracer().spanBuilder(name).setParent(parent).startSpan();
+  }
+
+  /**
+   * Runs {@code work} with {@code span} current (its children hang below it), marks the span failed
+   * if the work throws, and ends it.
+   */
+  public static <T> T within(Span span, Supplier<T> work) {
+    try (Scope scope = span.makeCurrent()) {
+      return work.get();
+    } catch (RuntimeException e) {
+      failed(span, e);
+      throw e;
+    } finally {
+      span.end();
+    }
   }
 
   /** Marks the span failed with the failure's class (its message may name a session's token). */

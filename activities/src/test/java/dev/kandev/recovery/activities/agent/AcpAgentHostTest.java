@@ -31,7 +31,6 @@ import org.jdbi.v3.core.Handle;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 
 /** The host after a launch: prompt turns and their lifecycle, cancel, stop, agents dying on their own. */
 class AcpAgentHostTest {
@@ -40,14 +39,12 @@ class AcpAgentHostTest {
 
   @RegisterExtension @Order(1) final TestDatabase db = new TestDatabase();
   @RegisterExtension @Order(2) final AcpHarness harness = new AcpHarness(db);
-  @TempDir Path workspace;
-  @TempDir Path stateDir;
   private String token;
 
   private LaunchResult launched(String mode, String... flags) {
-    harness.start(TestAgent.profile(mode, stateDir, flags));
+    harness.start(TestAgent.profile(mode, harness.stateDir, flags));
     db.fixtures().task(TASK, "ws-1", "REVIEW").session(SESSION, TASK, "test-agent", SessionState.STARTING, "{}");
-    LaunchResult result = harness.launch(SESSION, workspace);
+    LaunchResult result = harness.launch(SESSION);
     token = result.providerSessionId();
     db.fixtures().exec("UPDATE task_sessions SET state = 'WAITING_FOR_INPUT' WHERE id = ?", SESSION);
     return result;
@@ -177,7 +174,7 @@ class AcpAgentHostTest {
     harness.host.stop(SESSION);
     assertThat(stopped).containsExactly(SESSION + "/" + first.executionId());
 
-    LaunchResult second = harness.launch(SESSION, workspace);
+    LaunchResult second = harness.launch(SESSION);
     ProcessHandle.of(second.pid()).orElseThrow().destroyForcibly();
     Await.until(stopped::size, n -> n == 2, Duration.ofSeconds(15), "the exit to be heard of");
     assertThat(stopped).containsExactly(SESSION + "/" + first.executionId(), SESSION + "/" + second.executionId());
@@ -255,8 +252,8 @@ class AcpAgentHostTest {
   void anAgentWhoseHandshakeEndsAfterItsResumeGaveUpIsStopped() throws Exception {
     db.fixtures().task(TASK, "ws-1", "REVIEW").session(SESSION, TASK, "test-agent", SessionState.FAILED, "{}");
     db.fixtures().storedToken(SESSION, "sess_kept");
-    Files.writeString(stateDir.resolve("sess_kept.json"),
-        "{\"id\": \"sess_kept\", \"cwd\": \"" + workspace + "\", \"messages\": []}");
+    Files.writeString(harness.stateDir.resolve("sess_kept.json"),
+        "{\"id\": \"sess_kept\", \"cwd\": \"" + harness.workspace + "\", \"messages\": []}");
     ResumeLockStore locks = new ResumeLockStore();
     SessionStore sessions = new MirrorSessionStore(Json.mapper());
     Fence fence = db.tx(h -> locks.acquire(h, SESSION, "resume-1", Duration.ofMinutes(5))).orElseThrow().fence();
@@ -296,11 +293,11 @@ class AcpAgentHostTest {
 
   /** The same for a session the caller set up, launched under {@code fence}. */
   private HeldLaunch launchHeldInInitialize(Fence fence) throws Exception {
-    Path modeFile = workspace.resolve("agent-mode");
+    Path modeFile = harness.workspace.resolve("agent-mode");
     Files.writeString(modeFile, "hold-initialize");
-    harness.start(TestAgent.switchable(modeFile, stateDir));
+    harness.start(TestAgent.switchable(modeFile, harness.stateDir));
     CompletableFuture<LaunchResult> launch = CompletableFuture.supplyAsync(() -> harness.host.launch(
-        new LaunchRequest(SESSION, TestAgent.AGENT_ID, workspace, Map.of(), fence)));
+        new LaunchRequest(SESSION, TestAgent.AGENT_ID, harness.workspace, Map.of(), fence)));
     Await.until(() -> db.tx(h -> harness.executors.find(h, SESSION)).map(ExecutorRecord::status).orElse("no executor row"),
         "starting"::equals, Duration.ofSeconds(10), "the agent to start");
     return new HeldLaunch(launch, modeFile, harness.executor(SESSION).pid());
@@ -333,11 +330,11 @@ class AcpAgentHostTest {
 
   @Test
   void aClosedHostStartsNoAgent() {
-    harness.start(TestAgent.profile("normal", stateDir));
+    harness.start(TestAgent.profile("normal", harness.stateDir));
     db.fixtures().task(TASK, "ws-1", "REVIEW").session(SESSION, TASK, "test-agent", SessionState.STARTING, "{}");
     harness.host.close();
 
-    assertThatThrownBy(() -> harness.launch(SESSION, workspace))
+    assertThatThrownBy(() -> harness.launch(SESSION))
         .isInstanceOf(AgentLaunchException.class)
         .hasMessageContaining("this worker is stopping; no agent was started");
     assertThat(db.tx((Handle h) -> harness.executors.find(h, SESSION))).isEmpty();
@@ -357,33 +354,33 @@ class AcpAgentHostTest {
     assertThat(harness.turns.prompt(SESSION, "edit").responseText()).contains("[permission: allow]");
     harness.close();
 
-    harness.start(AgentProfiles.of(TestAgent.profile("normal", stateDir, "--ask-permission")),
+    harness.start(AgentProfiles.of(TestAgent.profile("normal", harness.stateDir, "--ask-permission")),
         AcpHarness.TIMEOUTS, PermissionPolicy.REJECT);
-    harness.launch(SESSION, workspace);
+    harness.launch(SESSION);
     assertThat(harness.turns.prompt(SESSION, "edit").responseText()).contains("[permission: reject]");
   }
 
   @Test
   void fileReadsAndWritesStayInsideTheWorkspace() throws Exception {
     launched("normal");
-    Files.writeString(workspace.resolve("notes.txt"), "inside");
+    Files.writeString(harness.workspace.resolve("notes.txt"), "inside");
     Path outside = Files.createTempFile("kandev-outside", ".txt");
     Files.writeString(outside, "secret");
-    Files.createSymbolicLink(workspace.resolve("link"), outside);
+    Files.createSymbolicLink(harness.workspace.resolve("link"), outside);
 
-    assertThat(harness.turns.prompt(SESSION, "read:" + workspace.resolve("notes.txt")).responseText())
+    assertThat(harness.turns.prompt(SESSION, "read:" + harness.workspace.resolve("notes.txt")).responseText())
         .contains("[read: inside]");
     assertThat(harness.turns.prompt(SESSION, "read:" + outside).responseText())
         .contains("read error -32602").contains("outside the session workspace").doesNotContain("secret]");
-    assertThat(harness.turns.prompt(SESSION, "read:" + workspace.resolve("link")).responseText())
+    assertThat(harness.turns.prompt(SESSION, "read:" + harness.workspace.resolve("link")).responseText())
         .contains("read error -32602");
-    assertThat(harness.turns.prompt(SESSION, "read:" + workspace.resolve("../x/../" + outside.getFileName())).responseText())
+    assertThat(harness.turns.prompt(SESSION, "read:" + harness.workspace.resolve("../x/../" + outside.getFileName())).responseText())
         .contains("read error -32602");
-    assertThat(harness.turns.prompt(SESSION, "read:" + workspace.resolve("missing.txt")).responseText())
+    assertThat(harness.turns.prompt(SESSION, "read:" + harness.workspace.resolve("missing.txt")).responseText())
         .contains("read error -32002");
-    assertThat(harness.turns.prompt(SESSION, "write:" + workspace.resolve("dir/out.txt") + ":hello").responseText())
+    assertThat(harness.turns.prompt(SESSION, "write:" + harness.workspace.resolve("dir/out.txt") + ":hello").responseText())
         .contains("[written]");
-    assertThat(Files.readString(workspace.resolve("dir/out.txt"))).isEqualTo("hello");
+    assertThat(Files.readString(harness.workspace.resolve("dir/out.txt"))).isEqualTo("hello");
     assertThat(harness.turns.prompt(SESSION, "write:" + outside + ":pwned").responseText())
         .contains("write error -32602");
     assertThat(Files.readString(outside)).isEqualTo("secret");

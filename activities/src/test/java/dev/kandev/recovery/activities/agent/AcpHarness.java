@@ -13,12 +13,14 @@ import dev.kandev.recovery.workflows.model.Fence;
 import dev.kandev.recovery.activities.store.SessionIdentity;
 import dev.kandev.recovery.activities.store.SessionIdentityStore;
 import dev.kandev.recovery.activities.store.TranscriptStore;
+import dev.kandev.recovery.activities.testing.TempFolders;
 import dev.kandev.recovery.activities.testing.TestDatabase;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import org.jdbi.v3.core.Handle;
 import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
@@ -26,9 +28,9 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * JUnit extension registered after the {@link TestDatabase} it uses
  * ({@code @RegisterExtension @Order(2) final AcpHarness harness = new AcpHarness(db);}); a test
  * starts the host with the profiles it needs, and the extension stops it (and its agents) after
- * the test, before the schema is dropped.
+ * the test, before the schema is dropped and its folders are deleted.
  */
-final class AcpHarness implements AfterEachCallback {
+final class AcpHarness implements BeforeEachCallback, AfterEachCallback {
   static final String HOST = "test-host";
   static final String INSTANCE = "worker-1";
   static final AcpTimeouts TIMEOUTS =
@@ -43,6 +45,9 @@ final class AcpHarness implements AfterEachCallback {
   /** The host {@link #start} made, and its prompt turns. */
   AgentHost host;
   PromptTurns turns;
+  /** A new agent workspace and test agent state folder (where it stores its sessions) for each test. */
+  Path workspace;
+  Path stateDir;
 
   AcpHarness(TestDatabase db) {
     this.db = db;
@@ -65,6 +70,15 @@ final class AcpHarness implements AfterEachCallback {
   /** Starts a host with one profile, the short timeouts and the allow-all policy. */
   AcpHarness start(AgentProfile profile) {
     return start(AgentProfiles.of(profile), TIMEOUTS, PermissionPolicy.ALLOW);
+  }
+
+  /** Launches the session's agent in this test's {@link #workspace}. */
+  LaunchResult launch(String sessionId) {
+    return launch(sessionId, workspace);
+  }
+
+  LaunchResult launch(String sessionId, Map<String, String> credentials) {
+    return launch(sessionId, workspace, credentials);
   }
 
   LaunchResult launch(String sessionId, Path workspace) {
@@ -92,6 +106,12 @@ final class AcpHarness implements AfterEachCallback {
     if (host != null) {
       host.close();
     }
+  }
+
+  @Override
+  public void beforeEach(ExtensionContext context) {
+    workspace = TempFolders.create(context, "acp-workspace-");
+    stateDir = TempFolders.create(context, "acp-agent-state-");
   }
 
   @Override

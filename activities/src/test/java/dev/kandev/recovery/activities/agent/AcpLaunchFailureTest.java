@@ -17,7 +17,6 @@ import dev.kandev.recovery.activities.store.SessionIdentity;
 import dev.kandev.recovery.activities.testing.TestAgent;
 import dev.kandev.recovery.activities.testing.TestDatabase;
 import dev.kandev.recovery.workflows.model.SessionState;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -25,7 +24,6 @@ import org.jdbi.v3.core.Handle;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 
 /** Every launch failure class, produced by a real child process; none of them touches the token. */
 class AcpLaunchFailureTest {
@@ -34,8 +32,6 @@ class AcpLaunchFailureTest {
 
   @RegisterExtension @Order(1) final TestDatabase db = new TestDatabase();
   @RegisterExtension @Order(2) final AcpHarness harness = new AcpHarness(db);
-  @TempDir Path workspace;
-  @TempDir Path stateDir;
 
   private AgentLaunchException launchFailing(AgentProfile profile, AcpTimeouts timeouts, String token) {
     harness.start(AgentProfiles.of(profile), timeouts, PermissionPolicy.ALLOW);
@@ -45,14 +41,23 @@ class AcpLaunchFailureTest {
       db.fixtures().task("t-1", "ws-1", "REVIEW").session(SESSION, "t-1", "test-agent", SessionState.STARTING, "{}");
     }
     return catchThrowableOfType(
-        AgentLaunchException.class, () -> harness.launch(SESSION, workspace, Map.of("GH_TOKEN", "ghs_secretvalue123")));
+        AgentLaunchException.class, () -> harness.launch(SESSION, Map.of("GH_TOKEN", "ghs_secretvalue123")));
   }
 
   private AgentLaunchException launchFailing(String mode, String token) {
-    return launchFailing(TestAgent.profile(mode, stateDir), AcpHarness.TIMEOUTS, token);
+    return launchFailing(TestAgent.profile(mode, harness.stateDir), AcpHarness.TIMEOUTS, token);
   }
 
-  private void assertFailedAndReaped(AgentLaunchException e) {
+  /**
+   * The launch failed and left no agent, its executor row says so, and the session's identity is as
+   * it was: {@code token} kept, or (null) none.
+   */
+  private void assertFailedAndReaped(AgentLaunchException e, String token) {
+    if (token == null) {
+      assertThat(db.tx((Handle h) -> harness.identities.read(h, SESSION))).isEqualTo(new SessionIdentity("", ""));
+    } else {
+      harness.assertTokenUnchanged(SESSION, token);
+    }
     ExecutorRecord executor = harness.executor(SESSION);
     assertThat(executor.status()).isEqualTo("failed");
     assertThat(executor.pid()).isNull();
@@ -73,21 +78,19 @@ class AcpLaunchFailureTest {
     assertThat(e.stderrTail()).contains("exiting before initialize as configured");
     assertThat(e.acpError()).isNull();
     assertThat(e.getMessage()).contains("AGENT_EXITED_BEFORE_INITIALIZE", "exit code 3", "exiting before initialize");
-    harness.assertTokenUnchanged(SESSION, TOKEN);
-    assertFailedAndReaped(e);
+    assertFailedAndReaped(e, TOKEN);
   }
 
   @Test
   void initializeTimeoutKeepsTheTokenAndKillsTheChild() {
     AgentLaunchException e = launchFailing(
-        TestAgent.profile("hang-initialize", stateDir), AcpHarness.TIMEOUTS.withInitialize(Duration.ofSeconds(2)), TOKEN);
+        TestAgent.profile("hang-initialize", harness.stateDir), AcpHarness.TIMEOUTS.withInitialize(Duration.ofSeconds(2)), TOKEN);
 
     assertThat(e.failureClass()).isEqualTo(AGENT_INITIALIZE_FAILED);
     assertThat(e.exitCode()).as("killed while still running").isNull();
     assertThat(e.stderrTail()).contains("not answering initialize as configured");
     assertThat(e.getMessage()).contains("initialize was not answered within PT2S");
-    harness.assertTokenUnchanged(SESSION, TOKEN);
-    assertFailedAndReaped(e);
+    assertFailedAndReaped(e, TOKEN);
   }
 
   @Test
@@ -99,8 +102,7 @@ class AcpLaunchFailureTest {
     assertThat(e.exitCode()).isEqualTo(4);
     assertThat(e.stderrTail()).contains("closing stdout before answering session/load");
     assertThat(e.getMessage()).contains("transport closed before session/load of " + TOKEN);
-    harness.assertTokenUnchanged(SESSION, TOKEN);
-    assertFailedAndReaped(e);
+    assertFailedAndReaped(e, TOKEN);
   }
 
   @Test
@@ -111,8 +113,7 @@ class AcpLaunchFailureTest {
     assertThat(e.exitCode()).isEqualTo(6);
     assertThat(e.stderrTail()).contains("closing stdout before answering session/new");
     assertThat(e.getMessage()).contains("transport closed before session/new completed");
-    assertThat(db.tx((Handle h) -> harness.identities.read(h, SESSION))).isEqualTo(new SessionIdentity("", ""));
-    assertFailedAndReaped(e);
+    assertFailedAndReaped(e, null);
   }
 
   @Test
@@ -123,9 +124,8 @@ class AcpLaunchFailureTest {
     assertThat(e.retryable()).isFalse();
     assertThat(e.acpError()).startsWith("-32002 Resource not found");
     assertThat(e.stderrTail()).contains("session/load " + TOKEN);
-    harness.assertTokenUnchanged(SESSION, TOKEN);
-    assertThat(TestAgent.storedSessions(stateDir)).as("no session/new fallback").isEmpty();
-    assertFailedAndReaped(e);
+    assertThat(TestAgent.storedSessions(harness.stateDir)).as("no session/new fallback").isEmpty();
+    assertFailedAndReaped(e, TOKEN);
   }
 
   @Test
@@ -135,7 +135,7 @@ class AcpLaunchFailureTest {
     assertThat(e.failureClass()).isEqualTo(AGENT_SESSION_LOAD_REJECTED);
     assertThat(e.acpError()).contains("-32002", "unknown session " + TOKEN);
     harness.assertTokenUnchanged(SESSION, TOKEN);
-    assertThat(TestAgent.storedSessions(stateDir)).isEmpty();
+    assertThat(TestAgent.storedSessions(harness.stateDir)).isEmpty();
   }
 
   @Test
@@ -146,9 +146,8 @@ class AcpLaunchFailureTest {
     assertThat(e.retryable()).isFalse();
     assertThat(e.getMessage()).contains("does not declare the loadSession capability", "kandev-test-agent");
     assertThat(e.stderrTail()).doesNotContain("session/load", "session/new");
-    harness.assertTokenUnchanged(SESSION, TOKEN);
-    assertThat(TestAgent.storedSessions(stateDir)).isEmpty();
-    assertFailedAndReaped(e);
+    assertThat(TestAgent.storedSessions(harness.stateDir)).isEmpty();
+    assertFailedAndReaped(e, TOKEN);
   }
 
   @Test
@@ -160,17 +159,16 @@ class AcpLaunchFailureTest {
     assertThat(e.retryable()).isFalse();
     assertThat(e.exitCode()).isNull();
     assertThat(e.getMessage()).contains("/nonexistent/kandev-agent");
-    harness.assertTokenUnchanged(SESSION, TOKEN);
-    assertFailedAndReaped(e);
+    assertFailedAndReaped(e, TOKEN);
   }
 
   @Test
   void unknownAgentIdFailsToStartListingTheKnownIds() {
-    harness.start(TestAgent.profile("normal", stateDir));
+    harness.start(TestAgent.profile("normal", harness.stateDir));
     db.fixtures().sessionWithToken(SESSION, SessionState.STARTING, TOKEN);
 
     AgentLaunchException e = catchThrowableOfType(AgentLaunchException.class,
-        () -> harness.host.launch(new LaunchRequest(SESSION, "nope", workspace, Map.of(),
+        () -> harness.host.launch(new LaunchRequest(SESSION, "nope", harness.workspace, Map.of(),
             dev.kandev.recovery.workflows.model.Fence.none())));
 
     assertThat(e.failureClass()).isEqualTo(AGENT_PROCESS_START_FAILED);
@@ -185,14 +183,13 @@ class AcpLaunchFailureTest {
     assertThat(e.failureClass()).isEqualTo(AGENT_SESSION_NEW_FAILED);
     assertThat(e.retryable()).isFalse();
     assertThat(e.acpError()).startsWith("-32000 Authentication required");
-    assertThat(db.tx((Handle h) -> harness.identities.read(h, SESSION))).isEqualTo(new SessionIdentity("", ""));
-    assertFailedAndReaped(e);
+    assertFailedAndReaped(e, null);
   }
 
   @Test
   void credentialValuesEchoedByTheAgentAreMaskedInTheFailure() {
     AgentLaunchException e = launchFailing(
-        TestAgent.profile("exit-before-initialize", stateDir, Map.of("KANDEV_TEST_AGENT_ECHO_ENV", "GH_TOKEN")),
+        TestAgent.profile("exit-before-initialize", harness.stateDir, Map.of("KANDEV_TEST_AGENT_ECHO_ENV", "GH_TOKEN")),
         AcpHarness.TIMEOUTS, TOKEN);
 
     assertThat(e.stderrTail()).contains("env GH_TOKEN=***").doesNotContain("ghs_secretvalue123");

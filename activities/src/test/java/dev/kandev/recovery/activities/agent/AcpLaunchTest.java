@@ -13,7 +13,6 @@ import dev.kandev.recovery.activities.store.TranscriptEntry;
 import dev.kandev.recovery.activities.testing.TestAgent;
 import dev.kandev.recovery.activities.testing.TestDatabase;
 import dev.kandev.recovery.workflows.model.SessionState;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -21,7 +20,6 @@ import org.jdbi.v3.core.Handle;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 
 /** Successful launches of the test agent: new session, load of a stored token, the transcript. */
 class AcpLaunchTest {
@@ -29,8 +27,6 @@ class AcpLaunchTest {
 
   @RegisterExtension @Order(1) final TestDatabase db = new TestDatabase();
   @RegisterExtension @Order(2) final AcpHarness harness = new AcpHarness(db);
-  @TempDir Path workspace;
-  @TempDir Path stateDir;
 
   private void freshSession() {
     db.fixtures().task("t-1", "ws-1", "REVIEW").session(SESSION, "t-1", "test-agent", SessionState.STARTING, "{}");
@@ -43,16 +39,16 @@ class AcpLaunchTest {
 
   @Test
   void firstLaunchCreatesASessionAndPersistsItsIdInBothPlaces() {
-    harness.start(TestAgent.profile("normal", stateDir));
+    harness.start(TestAgent.profile("normal", harness.stateDir));
     freshSession();
 
-    LaunchResult result = harness.launch(SESSION, workspace);
+    LaunchResult result = harness.launch(SESSION);
 
     assertThat(result.loaded()).isFalse();
     assertThat(result.providerSessionId()).startsWith("sess_");
     assertThat(result.agentName()).isEqualTo("kandev-test-agent");
     assertThat(result.agentVersion()).isEqualTo("1.0.0");
-    assertThat(TestAgent.storedSessions(stateDir)).containsExactly(result.providerSessionId());
+    assertThat(TestAgent.storedSessions(harness.stateDir)).containsExactly(result.providerSessionId());
     assertThat(db.tx((Handle h) -> harness.identities.read(h, SESSION)))
         .isEqualTo(new SessionIdentity(result.providerSessionId(), result.providerSessionId()));
     ExecutorRecord executor = harness.executor(SESSION);
@@ -69,9 +65,9 @@ class AcpLaunchTest {
 
   @Test
   void launchWithStoredTokenLoadsThatSessionAndTheTranscriptHasNoDuplicates() throws Exception {
-    harness.start(TestAgent.profile("normal", stateDir));
+    harness.start(TestAgent.profile("normal", harness.stateDir));
     freshSession();
-    String token = harness.launch(SESSION, workspace).providerSessionId();
+    String token = harness.launch(SESSION).providerSessionId();
     settleWaitingForInput();
     harness.turns.prompt(SESSION, "first question");
     harness.turns.prompt(SESSION, "second question");
@@ -79,9 +75,9 @@ class AcpLaunchTest {
     List<TranscriptEntry> before = db.tx(h -> TestStores.transcript(h, SESSION));
     assertThat(before).extracting(TranscriptEntry::role).containsExactly("user", "agent", "user", "agent");
 
-    LaunchResult loaded = harness.launch(SESSION, workspace);
+    LaunchResult loaded = harness.launch(SESSION);
     harness.host.stop(SESSION);
-    LaunchResult loadedAgain = harness.launch(SESSION, workspace);
+    LaunchResult loadedAgain = harness.launch(SESSION);
 
     assertThat(loaded.loaded()).isTrue();
     assertThat(loaded.providerSessionId()).isEqualTo(token);
@@ -89,21 +85,21 @@ class AcpLaunchTest {
     assertThat(loadedAgain.replayedMessages()).isEqualTo(4);
     assertThat(db.tx((Handle h) -> TestStores.transcript(h, SESSION))).isEqualTo(before);
     harness.assertTokenUnchanged(SESSION, token);
-    assertThat(TestAgent.storedSessions(stateDir)).containsExactly(token);
+    assertThat(TestAgent.storedSessions(harness.stateDir)).containsExactly(token);
   }
 
   @Test
   void partialReplayOfTheLastMessagesIsRecognisedToo() {
-    harness.start(AgentProfiles.of(TestAgent.profile("normal", stateDir, "--replay=1")),
+    harness.start(AgentProfiles.of(TestAgent.profile("normal", harness.stateDir, "--replay=1")),
         AcpHarness.TIMEOUTS, PermissionPolicy.ALLOW);
     freshSession();
-    harness.launch(SESSION, workspace);
+    harness.launch(SESSION);
     settleWaitingForInput();
     harness.turns.prompt(SESSION, "same");
     harness.turns.prompt(SESSION, "same");
     harness.host.stop(SESSION);
 
-    LaunchResult loaded = harness.launch(SESSION, workspace);
+    LaunchResult loaded = harness.launch(SESSION);
 
     assertThat(loaded.replayedMessages()).isEqualTo(1);
     assertThat(harness.messages(SESSION)).isEqualTo(4);
@@ -111,17 +107,17 @@ class AcpLaunchTest {
 
   @Test
   void replayOfHistoryTheTranscriptLacksIsPersistedOnce() {
-    harness.start(TestAgent.profile("normal", stateDir));
+    harness.start(TestAgent.profile("normal", harness.stateDir));
     freshSession();
-    String token = harness.launch(SESSION, workspace).providerSessionId();
+    String token = harness.launch(SESSION).providerSessionId();
     settleWaitingForInput();
     harness.turns.prompt(SESSION, "question");
     harness.host.stop(SESSION);
     db.fixtures().exec("DELETE FROM session_messages WHERE session_id = ?", SESSION);
 
-    harness.launch(SESSION, workspace);
+    harness.launch(SESSION);
     harness.host.stop(SESSION);
-    harness.launch(SESSION, workspace);
+    harness.launch(SESSION);
 
     assertThat(db.tx((Handle h) -> TestStores.transcript(h, SESSION))).extracting(TranscriptEntry::role, TranscriptEntry::content)
         .containsExactly(
@@ -132,7 +128,7 @@ class AcpLaunchTest {
 
   @Test
   void newSessionIdIsPersistedOnlyUnderTheCurrentFence() {
-    harness.start(TestAgent.profile("normal", stateDir));
+    harness.start(TestAgent.profile("normal", harness.stateDir));
     freshSession();
     ResumeLockStore locks = new ResumeLockStore();
     Fence stale = db.tx(h -> locks.acquire(h, SESSION, "old-owner", Duration.ofMinutes(5))).orElseThrow().fence();
@@ -140,7 +136,7 @@ class AcpLaunchTest {
     db.tx(h -> locks.acquire(h, SESSION, "new-owner", Duration.ofMinutes(5))).orElseThrow();
 
     Throwable thrown = org.assertj.core.api.Assertions.catchThrowable(() -> harness.host.launch(
-        new LaunchRequest(SESSION, "test-agent", workspace, Map.of(), stale)));
+        new LaunchRequest(SESSION, "test-agent", harness.workspace, Map.of(), stale)));
 
     assertThat(thrown).isInstanceOf(StaleFenceException.class);
     assertThat(db.tx((Handle h) -> harness.identities.read(h, SESSION))).isEqualTo(new SessionIdentity("", ""));
@@ -150,9 +146,9 @@ class AcpLaunchTest {
 
   @Test
   void childEnvironmentHoldsOnlyWhatTheProfileAndTheCredentialsPass() {
-    harness.start(TestAgent.profile("normal", stateDir, Map.of("PROFILE_VAR", "from-profile")));
+    harness.start(TestAgent.profile("normal", harness.stateDir, Map.of("PROFILE_VAR", "from-profile")));
     freshSession();
-    harness.launch(SESSION, workspace, Map.of("CRED_VAR", "from-credentials"));
+    harness.launch(SESSION, Map.of("CRED_VAR", "from-credentials"));
     settleWaitingForInput();
 
     assertThat(harness.turns.prompt(SESSION, "env:PROFILE_VAR").responseText()).contains("PROFILE_VAR=from-profile");
@@ -165,11 +161,11 @@ class AcpLaunchTest {
 
   @Test
   void relaunchReplacesTheAgentTheHostStillRuns() {
-    harness.start(TestAgent.profile("normal", stateDir));
+    harness.start(TestAgent.profile("normal", harness.stateDir));
     freshSession();
-    LaunchResult first = harness.launch(SESSION, workspace);
+    LaunchResult first = harness.launch(SESSION);
 
-    LaunchResult second = harness.launch(SESSION, workspace);
+    LaunchResult second = harness.launch(SESSION);
 
     assertThat(second.loaded()).isTrue();
     assertThat(second.providerSessionId()).isEqualTo(first.providerSessionId());

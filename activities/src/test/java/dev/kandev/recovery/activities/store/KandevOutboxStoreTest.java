@@ -42,50 +42,26 @@ class KandevOutboxStoreTest {
 
   @Test
   void anEventCommittedLateUnderALowerNumberIsStillPublishedLater() throws Exception {
-    ExecutorService other = Executors.newSingleThreadExecutor();
-    CountDownLatch appended = new CountDownLatch(1);
-    CountDownLatch commit = new CountDownLatch(1);
-    try {
-      Future<?> slow = other.submit(() -> db.run((Handle h) -> {
-        outbox.append(h, event("slow"));
-        appended.countDown();
-        await(commit);
-      }));
-      assertThat(appended.await(10, TimeUnit.SECONDS)).isTrue();
+    try (OpenTransaction<Void> slow = new OpenTransaction<>(h -> {
+      outbox.append(h, event("slow"));
+      return null;
+    })) {
       db.run((Handle h) -> outbox.append(h, event("fast")));
       List<PendingEvent> seen = db.tx((Handle h) -> outbox.nextUnpublished(h, 10));
       assertThat(seen).extracting(PendingEvent::subject).containsExactly("fast");
       db.run((Handle h) -> outbox.markPublished(h, seen));
-      commit.countDown();
-      slow.get(10, TimeUnit.SECONDS);
+      slow.commit();
 
       assertThat(db.tx((Handle h) -> outbox.nextUnpublished(h, 10))).extracting(PendingEvent::subject).containsExactly("slow");
-    } finally {
-      commit.countDown();
-      other.shutdownNow();
     }
   }
 
   @Test
   void onlyOneTransactionIsTheRelayAtATime() throws Exception {
-    ExecutorService other = Executors.newSingleThreadExecutor();
-    CountDownLatch held = new CountDownLatch(1);
-    CountDownLatch release = new CountDownLatch(1);
-    try {
-      Future<Boolean> first = other.submit(() -> db.tx((Handle h) -> {
-        boolean relay = outbox.becomeTheRelay(h);
-        held.countDown();
-        await(release);
-        return relay;
-      }));
-      assertThat(held.await(10, TimeUnit.SECONDS)).isTrue();
+    try (OpenTransaction<Boolean> first = new OpenTransaction<>(outbox::becomeTheRelay)) {
       assertThat(db.tx((Handle h) -> outbox.becomeTheRelay(h))).as("a second relay while the first runs").isFalse();
-      release.countDown();
-      assertThat(first.get(10, TimeUnit.SECONDS)).isTrue();
+      assertThat(first.commit()).isTrue();
       assertThat(db.tx((Handle h) -> outbox.becomeTheRelay(h))).as("after the first one's transaction ended").isTrue();
-    } finally {
-      release.countDown();
-      other.shutdownNow();
     }
   }
 
@@ -99,6 +75,39 @@ class KandevOutboxStoreTest {
 
     assertThat(db.fixtures().strings("SELECT subject FROM kandev_event_outbox ORDER BY seq"))
         .containsExactly("recent", "unpublished");
+  }
+
+  /** A transaction on another thread that has done its work and stays open until {@link #commit}. */
+  private final class OpenTransaction<T> implements AutoCloseable {
+    private final ExecutorService thread = Executors.newSingleThreadExecutor();
+    private final CountDownLatch done = new CountDownLatch(1);
+    private final CountDownLatch release = new CountDownLatch(1);
+    private final Future<T> result;
+
+    OpenTransaction(Transactions.Work<T> work) throws InterruptedException {
+      result = thread.submit(() -> db.tx((Handle h) -> {
+        T value = work.run(h);
+        done.countDown();
+        await(release);
+        return value;
+      }));
+      if (!done.await(10, TimeUnit.SECONDS)) {
+        close();
+        throw new AssertionError("the transaction on the other thread did not do its work in time");
+      }
+    }
+
+    /** Lets the transaction commit; what its work returned. */
+    T commit() throws Exception {
+      release.countDown();
+      return result.get(10, TimeUnit.SECONDS);
+    }
+
+    @Override
+    public void close() {
+      release.countDown();
+      thread.shutdownNow();
+    }
   }
 
   private static void await(CountDownLatch latch) {

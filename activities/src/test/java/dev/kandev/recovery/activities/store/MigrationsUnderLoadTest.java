@@ -86,11 +86,7 @@ class MigrationsUnderLoadTest {
 
   @Test
   void twoWorkersMigratingAtOnceApplyEachMigrationOnceTheSecondWaitingOnFlywaysAdvisoryLock() throws Exception {
-    migrateTo("5");
-    try (Connection c = connect(); Statement s = c.createStatement()) {
-      s.execute("INSERT INTO " + schema + ".tasks (id, workspace_id) VALUES ('t-1', 'ws-1')");
-      s.execute("INSERT INTO " + schema + ".task_sessions (id, task_id, agent_id) VALUES ('s-1', 't-1', 'test-agent')");
-    }
+    migratedTo5WithSession("s-1");
 
     try (Connection reader = connect()) {
       int readerPid = holdRowLock(reader, "s-1");
@@ -128,11 +124,7 @@ class MigrationsUnderLoadTest {
    */
   @Test
   void aMigrationWaitsForALockOnlyAsLongAsItsOwnLockTimeoutAndTheNextStartAppliesIt() throws Exception {
-    migrateTo("5");
-    try (Connection c = connect(); Statement s = c.createStatement()) {
-      s.execute("INSERT INTO " + schema + ".tasks (id, workspace_id) VALUES ('t-1', 'ws-1')");
-      s.execute("INSERT INTO " + schema + ".task_sessions (id, task_id, agent_id) VALUES ('s-1', 't-1', 'test-agent')");
-    }
+    migratedTo5WithSession("s-1");
     MigrationLimits impatient = new MigrationLimits(Duration.ofSeconds(1), Duration.ofMinutes(1));
 
     try (Connection reader = connect()) {
@@ -149,6 +141,15 @@ class MigrationsUnderLoadTest {
 
     migrateInBackground(impatient).get(HANG.toSeconds(), TimeUnit.SECONDS);
     assertThat(appliedVersions()).containsExactlyElementsOf(ALL_VERSIONS);
+  }
+
+  /** The schema at V5 (V6, next, alters task_sessions) holding one task and its session. */
+  private void migratedTo5WithSession(String sessionId) throws SQLException {
+    migrateTo("5");
+    try (Connection c = connect(); Statement s = c.createStatement()) {
+      s.execute("INSERT INTO " + schema + ".tasks (id, workspace_id) VALUES ('t-1', 'ws-1')");
+      s.execute("INSERT INTO " + schema + ".task_sessions (id, task_id, agent_id) VALUES ('" + sessionId + "', 't-1', 'test-agent')");
+    }
   }
 
   /** Starts {@link Database#migrate} of a worker that starts now, on its own pool. */

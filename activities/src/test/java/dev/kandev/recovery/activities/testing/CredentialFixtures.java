@@ -38,18 +38,20 @@ public final class CredentialFixtures {
 
   /** Sets (insert or replace) the workspace's policy; {@code installationId} may be null. */
   public CredentialFixtures workspacePolicy(String workspaceId, String policy, Long installationId, String permissionsJson) {
-    fixtures.exec("INSERT INTO workspace_credential_policies (workspace_id, policy, installation_id, permissions)"
-            + " VALUES (?, ?, ?, ?::jsonb) ON CONFLICT (workspace_id) DO UPDATE SET policy = EXCLUDED.policy,"
-            + " installation_id = EXCLUDED.installation_id, permissions = EXCLUDED.permissions, updated_at = now()",
-        workspaceId, policy, installationId, permissionsJson);
-    return this;
+    return policy("workspace_credential_policies", "workspace_id", workspaceId, policy, installationId, permissionsJson);
   }
 
   public CredentialFixtures executorPolicy(String executorId, String policy, Long installationId, String permissionsJson) {
-    fixtures.exec("INSERT INTO executor_credential_policies (executor_id, policy, installation_id, permissions)"
-            + " VALUES (?, ?, ?, ?::jsonb) ON CONFLICT (executor_id) DO UPDATE SET policy = EXCLUDED.policy,"
+    return policy("executor_credential_policies", "executor_id", executorId, policy, installationId, permissionsJson);
+  }
+
+  /** The workspace and executor policy tables differ only in their key column. */
+  private CredentialFixtures policy(String table, String keyColumn, String key, String policy, Long installationId,
+      String permissionsJson) {
+    fixtures.exec("INSERT INTO " + table + " (" + keyColumn + ", policy, installation_id, permissions)"
+            + " VALUES (?, ?, ?, ?::jsonb) ON CONFLICT (" + keyColumn + ") DO UPDATE SET policy = EXCLUDED.policy,"
             + " installation_id = EXCLUDED.installation_id, permissions = EXCLUDED.permissions, updated_at = now()",
-        executorId, policy, installationId, permissionsJson);
+        key, policy, installationId, permissionsJson);
     return this;
   }
 

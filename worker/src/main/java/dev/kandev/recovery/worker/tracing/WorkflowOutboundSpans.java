@@ -28,21 +28,13 @@ final class WorkflowOutboundSpans extends WorkflowOutboundCallsInterceptorBase {
   @Override
   public <R> ActivityOutput<R> executeActivity(ActivityInput<R> input) {
     Span span = scheduled(input.getActivityName(), false, input.getHeader());
-    try {
-      return super.executeActivity(input);
-    } finally {
-      span.end();
-    }
+    return TemporalSpans.around(span, () -> super.executeActivity(input));
   }
 
   @Override
   public <R> LocalActivityOutput<R> executeLocalActivity(LocalActivityInput<R> input) {
     Span span = scheduled(input.getActivityName(), true, input.getHeader());
-    try {
-      return super.executeLocalActivity(input);
-    } finally {
-      span.end();
-    }
+    return TemporalSpans.around(span, () -> super.executeLocalActivity(input));
   }
 
   private Span scheduled(String activity, boolean local, Header header) {

@@ -214,14 +214,10 @@ public class SettingsTest {
     assertThat(defaults.npm().probeTimeout()).isEqualTo(Duration.ofSeconds(60));
     assertThat(defaults.acpTimeouts().initialize()).isEqualTo(Duration.ofSeconds(180));
 
-    assertRefused(Map.of("KANDEV_RESUME_LOCK_TTL_SECONDS", "PT15M"),
-        "KANDEV_RESUME_LOCK_TTL_SECONDS must be a whole number of seconds, got 'PT15M'");
-    assertRefused(Map.of("KANDEV_ACP_INITIALIZE_TIMEOUT_SECONDS", "0"),
-        "KANDEV_ACP_INITIALIZE_TIMEOUT_SECONDS must be at least 1 (seconds), got 0");
-    assertRefused(Map.of("KANDEV_NPM_UPDATE_TIMEOUT_SECONDS", "600"),
-        "KANDEV_NPM_UPDATE_TIMEOUT_SECONDS must be at most 330 (seconds), got 600");
-    assertRefused(Map.of("KANDEV_NPM_PROBE_TIMEOUT_SECONDS", "91"),
-        "KANDEV_NPM_PROBE_TIMEOUT_SECONDS must be at most 90 (seconds), got 91");
+    assertRefused("KANDEV_RESUME_LOCK_TTL_SECONDS", "PT15M", "must be a whole number of seconds, got 'PT15M'");
+    assertRefused("KANDEV_ACP_INITIALIZE_TIMEOUT_SECONDS", "0", "must be at least 1 (seconds), got 0");
+    assertRefused("KANDEV_NPM_UPDATE_TIMEOUT_SECONDS", "600", "must be at most 330 (seconds), got 600");
+    assertRefused("KANDEV_NPM_PROBE_TIMEOUT_SECONDS", "91", "must be at most 90 (seconds), got 91");
     assertRefused(Map.of("KANDEV_GITHUB_API_TIMEOUT_SECONDS", "ten", "KANDEV_GITHUB_APP_ID", "1",
         "KANDEV_GITHUB_APP_PRIVATE_KEY", "pem"), "KANDEV_GITHUB_API_TIMEOUT_SECONDS must be a whole number of seconds, got 'ten'");
   }
@@ -233,10 +229,8 @@ public class SettingsTest {
         "KANDEV_MIGRATION_STATEMENT_TIMEOUT_SECONDS", "7200")).database().migration())
         .isEqualTo(new MigrationLimits(Duration.ofMinutes(2), Duration.ofHours(2)));
 
-    assertRefused(Map.of("KANDEV_MIGRATION_LOCK_TIMEOUT_SECONDS", "0"),
-        "KANDEV_MIGRATION_LOCK_TIMEOUT_SECONDS must be at least 1 (seconds), got 0");
-    assertRefused(Map.of("KANDEV_MIGRATION_STATEMENT_TIMEOUT_SECONDS", "1h"),
-        "KANDEV_MIGRATION_STATEMENT_TIMEOUT_SECONDS must be a whole number of seconds, got '1h'");
+    assertRefused("KANDEV_MIGRATION_LOCK_TIMEOUT_SECONDS", "0", "must be at least 1 (seconds), got 0");
+    assertRefused("KANDEV_MIGRATION_STATEMENT_TIMEOUT_SECONDS", "1h", "must be a whole number of seconds, got '1h'");
   }
 
   @Test
@@ -259,12 +253,9 @@ public class SettingsTest {
     assertThat(Settings.fromEnvironment(Map.of(), warnings::add)).isNotNull();
     assertThat(warnings).hasSize(3);
 
-    assertRefused(Map.of("KANDEV_RESUME_LOCK_TTL_MINUTES", "soon"),
-        "KANDEV_RESUME_LOCK_TTL_MINUTES must be a whole number of minutes, got 'soon'");
-    assertRefused(Map.of("KANDEV_NPM_UPDATE_TIMEOUT", "5m"),
-        "KANDEV_NPM_UPDATE_TIMEOUT must be an ISO-8601 duration such as PT5M, got '5m'");
-    assertRefused(Map.of("KANDEV_NPM_UPDATE_TIMEOUT", "PT10M"),
-        "KANDEV_NPM_UPDATE_TIMEOUT must be at most 330 (seconds), got 600");
+    assertRefused("KANDEV_RESUME_LOCK_TTL_MINUTES", "soon", "must be a whole number of minutes, got 'soon'");
+    assertRefused("KANDEV_NPM_UPDATE_TIMEOUT", "5m", "must be an ISO-8601 duration such as PT5M, got '5m'");
+    assertRefused("KANDEV_NPM_UPDATE_TIMEOUT", "PT10M", "must be at most 330 (seconds), got 600");
     assertRefused(Map.of("KANDEV_RESUME_LOCK_TTL_MINUTES", "20", "KANDEV_RESUME_LOCK_TTL_SECONDS", "60"),
         "both KANDEV_RESUME_LOCK_TTL_SECONDS and its deprecated former name KANDEV_RESUME_LOCK_TTL_MINUTES are set:"
             + " set only KANDEV_RESUME_LOCK_TTL_SECONDS");
@@ -289,13 +280,10 @@ public class SettingsTest {
 
   @Test
   void otherBadValuesAreRefusedWithTheirNameValueAndWhatIsExpected() {
-    assertRefused(Map.of("KANDEV_AGENT_PERMISSION_POLICY", "ask"),
-        "KANDEV_AGENT_PERMISSION_POLICY must be allow or reject, got 'ask'");
-    assertRefused(Map.of("KANDEV_REGISTER_SEARCH_ATTRIBUTES", "yes"),
-        "KANDEV_REGISTER_SEARCH_ATTRIBUTES must be true or false, got 'yes'");
-    assertRefused(Map.of("KANDEV_DB_POOL_SIZE", "0"), "KANDEV_DB_POOL_SIZE must be at least 1, got 0");
-    assertRefused(Map.of("KANDEV_CREDENTIAL_BROKER_PORT", "http"),
-        "KANDEV_CREDENTIAL_BROKER_PORT must be a port (0 to 65535), got 'http'");
+    assertRefused("KANDEV_AGENT_PERMISSION_POLICY", "ask", "must be allow or reject, got 'ask'");
+    assertRefused("KANDEV_REGISTER_SEARCH_ATTRIBUTES", "yes", "must be true or false, got 'yes'");
+    assertRefused("KANDEV_DB_POOL_SIZE", "0", "must be at least 1, got 0");
+    assertRefused("KANDEV_CREDENTIAL_BROKER_PORT", "http", "must be a port (0 to 65535), got 'http'");
     assertThat(Settings.fromEnvironment(Map.of("KANDEV_AGENT_PERMISSION_POLICY", "Allow")).permissionPolicy())
         .isEqualTo(PermissionPolicy.ALLOW);
     assertThat(Settings.fromEnvironment(Map.of("KANDEV_REGISTER_SEARCH_ATTRIBUTES", "TRUE")).registerSearchAttributes())
@@ -367,5 +355,10 @@ public class SettingsTest {
 
   private static void assertRefused(Map<String, String> env, String message) {
     assertThatThrownBy(() -> Settings.fromEnvironment(env)).isInstanceOf(IllegalArgumentException.class).hasMessage(message);
+  }
+
+  /** {@code variable=value} alone is refused with a message naming the variable, then {@code problem}. */
+  private static void assertRefused(String variable, String value, String problem) {
+    assertRefused(Map.of(variable, value), variable + " " + problem);
   }
 }

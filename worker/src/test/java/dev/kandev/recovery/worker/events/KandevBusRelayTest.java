@@ -55,17 +55,26 @@ class KandevBusRelayTest {
     });
   }
 
+  /** A task with its session, and a resume's transitions of it stored with their events. */
+  private void storedResume() {
+    taskWithSession();
+    resumeTransitions();
+  }
+
+  private KandevBusRelay relayTo(String natsUrl) {
+    return new KandevBusRelay(new KandevBusSettings(natsUrl, "kandev-recovery"), db.transactions());
+  }
+
   private static JsonNode envelope(Message message) throws Exception {
     return JSON.readTree(new String(message.getData(), StandardCharsets.UTF_8));
   }
 
   @Test
   void storedTransitionsArriveOnTheBusAsKandevsEventsInOrder() throws Exception {
-    taskWithSession();
-    resumeTransitions();
+    storedResume();
     try (NatsServer nats = NatsServer.start();
         NatsServer.Subscriber kandevProcess = nats.subscribe();
-        KandevBusRelay relay = new KandevBusRelay(new KandevBusSettings(nats.url(), "kandev-recovery"), db.transactions())) {
+        KandevBusRelay relay = relayTo(nats.url())) {
 
       assertThat(relay.relayOnce()).isEqualTo(4);
 
@@ -104,8 +113,7 @@ class KandevBusRelayTest {
   void eventsStoredWhileTheBusIsDownArriveOnceItIsUp() throws Exception {
     taskWithSession();
     int port = NatsServer.freePort();
-    try (KandevBusRelay relay = new KandevBusRelay(
-        new KandevBusSettings("nats://127.0.0.1:" + port, "kandev-recovery"), db.transactions())) {
+    try (KandevBusRelay relay = relayTo("nats://127.0.0.1:" + port)) {
       resumeTransitions();
       assertThat(relay.relayOnce()).as("no server yet").isZero();
       assertThat(relay.unpublished()).isEqualTo(4);
@@ -121,11 +129,10 @@ class KandevBusRelayTest {
 
   @Test
   void aRelayThatFailsAfterPublishingPublishesTheSameEventsAgainWithTheSameIds() throws Exception {
-    taskWithSession();
-    resumeTransitions();
+    storedResume();
     try (NatsServer nats = NatsServer.start();
         NatsServer.Subscriber kandevProcess = nats.subscribe();
-        KandevBusRelay relay = new KandevBusRelay(new KandevBusSettings(nats.url(), "kandev-recovery"), db.transactions());
+        KandevBusRelay relay = relayTo(nats.url());
         Connection blocker = db.dataSource().getConnection()) {
       // Someone holds the outbox rows: the relay publishes, flushes, then cannot mark them (lock timeout).
       blocker.setAutoCommit(false);
@@ -146,11 +153,10 @@ class KandevBusRelayTest {
 
   @Test
   void aServerThatWantsCredentialsGetsThemFromTheUrlWhichIsNeverShown() throws Exception {
-    taskWithSession();
-    resumeTransitions();
+    storedResume();
     try (NatsServer nats = NatsServer.start(NatsServer.freePort(), "kandev", "s3cret-pass");
         NatsServer.Subscriber kandevProcess = nats.subscribe();
-        KandevBusRelay relay = new KandevBusRelay(new KandevBusSettings(nats.url(), "kandev-recovery"), db.transactions())) {
+        KandevBusRelay relay = relayTo(nats.url())) {
       KandevBusSettings settings = new KandevBusSettings(nats.url(), "kandev-recovery");
       assertThat(settings.display()).isEqualTo("nats://127.0.0.1:" + nats.port()).doesNotContain("s3cret");
       assertThat(settings.toString()).doesNotContain("s3cret");
@@ -162,10 +168,9 @@ class KandevBusRelayTest {
 
   @Test
   void publishedEventsArePrunedAfterADay() throws Exception {
-    taskWithSession();
-    resumeTransitions();
+    storedResume();
     try (NatsServer nats = NatsServer.start();
-        KandevBusRelay relay = new KandevBusRelay(new KandevBusSettings(nats.url(), "kandev-recovery"), db.transactions())) {
+        KandevBusRelay relay = relayTo(nats.url())) {
       assertThat(relay.relayOnce()).isEqualTo(4);
       db.fixtures().exec("UPDATE kandev_event_outbox SET published_at = now() - interval '25 hours'"
           + " WHERE seq = (SELECT min(seq) FROM kandev_event_outbox)");
@@ -183,7 +188,7 @@ class KandevBusRelayTest {
     resumeTransitions();
     try (NatsServer nats = NatsServer.startWithMaxPayload(4096);
         NatsServer.Subscriber kandevProcess = nats.subscribe();
-        KandevBusRelay relay = new KandevBusRelay(new KandevBusSettings(nats.url(), "kandev-recovery"), db.transactions())) {
+        KandevBusRelay relay = relayTo(nats.url())) {
 
       relay.relayOnce();
 

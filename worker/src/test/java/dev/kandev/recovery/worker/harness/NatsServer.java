@@ -182,14 +182,7 @@ public final class NatsServer implements AutoCloseable {
   @Override
   public void close() {
     if (process != null && process.isAlive()) {
-      process.destroy();
-      try {
-        if (!process.waitFor(10, TimeUnit.SECONDS)) {
-          process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-        }
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
+      ProcessStop.gracefully(process, Duration.ofSeconds(10));
     }
   }
 }

@@ -125,13 +125,6 @@ public final class TlsProxy implements AutoCloseable {
 
   @Override
   public void close() {
-    nginx.destroy();
-    try {
-      if (!nginx.waitFor(10, TimeUnit.SECONDS)) {
-        nginx.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
+    ProcessStop.gracefully(nginx, Duration.ofSeconds(10));
   }
 }

@@ -119,18 +119,7 @@ public class DeploymentVersioningIT {
     assertThat(describe().path("routingConfig").path("currentVersionBuildID").asText()).isEqualTo(next.buildId());
     Await.until(() -> drainage(old).equals("draining"), WITHIN, "version " + old.buildId() + " to be draining");
     phase("next release current");
-    ResumeHandle afterUpgrade = startResume("after-upgrade");
-    cluster.agentMode("normal");
-
-    for (Map.Entry<String, ResumeHandle> held : heldOnOld.entrySet()) {
-      held.getValue().await(WITHIN);
-      assertRanOn(held.getValue(), old, "w-old");
-      assertSettledBy(held.getKey(), old);
-    }
-    afterUpgrade.await(WITHIN);
-    assertRanOn(afterUpgrade, next, "w-new");
-    assertSettledBy("after-upgrade", next);
-    Await.until(() -> drainage(old).equals("drained"), WITHIN, "version " + old.buildId() + " to be drained");
+    assertEachResumeStaysOnItsVersion(heldOnOld, old, "w-old", "after-upgrade", next, "w-new");
     // The visibility query of docs/upgrades.md's step 4 (Drain), and the same without the status.
     String ofOld = "TemporalWorkerDeploymentVersion=\"" + DEPLOYMENT + ":" + old.buildId() + "\"";
     Await.until(() -> cluster.client().countWorkflows(ofOld).getCount() == HELD, WITHIN,
@@ -145,17 +134,7 @@ public class DeploymentVersioningIT {
     setCurrent(old); // 2.
     Await.until(() -> drainage(next).equals("draining"), WITHIN, "version " + next.buildId() + " to be draining");
     phase("held on the next release, old version current again");
-    ResumeHandle afterRollback = startResume("after-rollback");
-    cluster.agentMode("normal");
-    for (Map.Entry<String, ResumeHandle> held : heldOnNext.entrySet()) {
-      held.getValue().await(WITHIN);
-      assertRanOn(held.getValue(), next, "w-new");
-      assertSettledBy(held.getKey(), next);
-    }
-    afterRollback.await(WITHIN);
-    assertRanOn(afterRollback, old, "w-old-again");
-    assertSettledBy("after-rollback", old);
-    Await.until(() -> drainage(next).equals("drained"), WITHIN, "version " + next.buildId() + " to be drained"); // 3.
+    assertEachResumeStaysOnItsVersion(heldOnNext, next, "w-new", "after-rollback", old, "w-old-again"); // 3.
     retire("w-new");
     phase("rolled back, next release drained and retired");
 
@@ -170,6 +149,26 @@ public class DeploymentVersioningIT {
         .isEqualTo("kandev-recovery worker: schema " + cluster.schema() + " is at migration 98 and needs a worker that"
             + " knows migration 99 or later, but this worker knows migrations up to 13: run that newer release"
             + " (docs/upgrades.md)");
+  }
+
+  /**
+   * Once {@code current} is the current version: a resume started now ({@code afterId}) runs on
+   * {@code current}'s worker while the held ones, let go, finish on {@code held}'s ({@code heldWorker})
+   * and are settled by its code; then {@code held} drains.
+   */
+  private void assertEachResumeStaysOnItsVersion(Map<String, ResumeHandle> heldResumes, Release held, String heldWorker,
+      String afterId, Release current, String currentWorker) throws Exception {
+    ResumeHandle after = startResume(afterId);
+    cluster.agentMode("normal");
+    for (Map.Entry<String, ResumeHandle> resume : heldResumes.entrySet()) {
+      resume.getValue().await(WITHIN);
+      assertRanOn(resume.getValue(), held, heldWorker);
+      assertSettledBy(resume.getKey(), held);
+    }
+    after.await(WITHIN);
+    assertRanOn(after, current, currentWorker);
+    assertSettledBy(afterId, current);
+    Await.until(() -> drainage(held).equals("drained"), WITHIN, "version " + held.buildId() + " to be drained");
   }
 
   /**

@@ -7,6 +7,7 @@ import dev.kandev.recovery.activities.store.SessionIdentity;
 import dev.kandev.recovery.activities.store.TestStores;
 import dev.kandev.recovery.activities.testing.Await;
 import dev.kandev.recovery.worker.harness.KandevProcess;
+import dev.kandev.recovery.worker.harness.LostLaunch;
 import dev.kandev.recovery.worker.harness.RecordedHistories;
 import dev.kandev.recovery.worker.harness.RecoveryCluster;
 import dev.kandev.recovery.workflows.client.ResumeHandle;
@@ -14,7 +15,6 @@ import dev.kandev.recovery.workflows.resume.ResumeFailure;
 import dev.kandev.recovery.workflows.resume.ResumeMode;
 import dev.kandev.recovery.workflows.resume.ResumeRequest;
 import dev.kandev.recovery.workflows.resume.ResumeResult;
-import dev.kandev.recovery.workflows.resume.ResumeStep;
 import io.temporal.api.enums.v1.EventType;
 import io.temporal.api.history.v1.HistoryEvent;
 import io.temporal.common.WorkflowExecutionHistory;
@@ -34,10 +34,10 @@ public class DevCrashIT {
   @Test
   void aDevKilledMidLaunchContinuesTheSameRunAfterItsRestartAndKeepsTheHistory() throws Exception {
     cluster.dev("dev-a");
-    String token = cluster.failedSessionWithToken("s1");
-    cluster.agentMode("hold-initialize");
-    ResumeHandle resume = cluster.start("s1", ResumeMode.RESUME);
-    long agent = cluster.awaitAgentStarting("s1").pid();
+    HeldLaunch held = HeldLaunch.start(cluster, "s1");
+    String token = held.token();
+    ResumeHandle resume = held.resume();
+    long agent = held.agent().pid();
 
     cluster.kill("dev-a");
     cluster.agentMode("normal");
@@ -48,10 +48,7 @@ public class DevCrashIT {
         .contains("Predecessor  dev-a (pid");
 
     ResumeFailure failure = RecoveryCluster.awaitFailure(cluster.resumes().attach("s1", resume.runId()), Duration.ofMinutes(2));
-    assertThat(failure.step()).isEqualTo(ResumeStep.LAUNCH_AGENT);
-    assertThat(failure.failureType()).isEqualTo("ACTIVITY_TIMEOUT_HEARTBEAT");
-    assertThat(failure.sessionState()).isEqualTo(FAILED);
-    assertThat(failure.recoveryActions()).contains(ResumeMode.RESUME);
+    LostLaunch.assertFailedOnItsHeartbeat(failure);
     assertThat(cluster.state("s1")).isEqualTo(FAILED);
     assertThat(cluster.transitions("s1")).endsWith("FAILED>STARTING", "STARTING>FAILED");
     assertThat(cluster.identity("s1")).isEqualTo(new SessionIdentity(token, token));

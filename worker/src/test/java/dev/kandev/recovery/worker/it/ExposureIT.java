@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kandev.recovery.activities.testing.TestDatabase;
 import dev.kandev.recovery.worker.cli.ExitCodes;
+import dev.kandev.recovery.worker.harness.FilesAsText;
 import dev.kandev.recovery.worker.harness.KandevProcess;
 import dev.kandev.recovery.worker.harness.ListeningSockets;
 import dev.kandev.recovery.worker.harness.ListeningSockets.Socket;
@@ -11,20 +12,16 @@ import dev.kandev.recovery.worker.harness.RealTemporalServer;
 import dev.kandev.recovery.worker.harness.RecoveryCluster;
 import dev.kandev.recovery.worker.interceptors.StepFreezeInterceptor;
 import dev.kandev.recovery.workflows.model.SessionState;
-import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -144,22 +141,9 @@ public class ExposureIT {
     }
 
     dev.terminate(Duration.ofMinutes(1));
-    outputs.addAll(filesUnder(cluster.dir()));
+    outputs.addAll(FilesAsText.under(cluster.dir()));
     assertThat(outputs).as("stdout, stderr, logs, state files, /readyz, /metrics").hasSizeGreaterThan(10)
         .allSatisfy(output -> assertThat(output).doesNotContain(USERINFO_SECRET, QUERY_SECRET));
-  }
-
-  /** Every file under {@code dir}: logs, the state folder (the dev server's log and its SQLite histories), agent files. */
-  private static List<String> filesUnder(Path dir) throws IOException {
-    try (Stream<Path> files = Files.walk(dir)) {
-      return files.filter(Files::isRegularFile).map(f -> {
-            try {
-              return f + ":\n" + new String(Files.readAllBytes(f), StandardCharsets.ISO_8859_1);
-            } catch (IOException e) {
-              return f + ": unreadable (" + e.getMessage() + ")";
-            }
-          }).toList();
-    }
   }
 
   private static HttpResponse<String> get(int port, String path) throws Exception {

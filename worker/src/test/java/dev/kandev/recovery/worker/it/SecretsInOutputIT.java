@@ -3,19 +3,15 @@ package dev.kandev.recovery.worker.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kandev.recovery.activities.testing.FakeSecrets;
+import dev.kandev.recovery.worker.harness.FilesAsText;
 import dev.kandev.recovery.worker.harness.KandevProcess;
 import dev.kandev.recovery.worker.harness.RecoveryCluster;
 import dev.kandev.recovery.workflows.model.SessionState;
 import dev.kandev.recovery.workflows.resume.ResumeRequest;
 import dev.kandev.recovery.workflows.testing.HistorySecrets;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -49,7 +45,7 @@ public class SecretsInOutputIT {
 
     cluster.process("dev-leak").terminate(Duration.ofMinutes(1));
     List<String> outputs = new ArrayList<>(List.of(resume.output(), history, rows));
-    outputs.addAll(filesUnder(cluster.dir()));
+    outputs.addAll(FilesAsText.under(cluster.dir()));
     assertThat(outputs).as("CLI output, history, every row of the schema, logs and state files (histories in SQLite)")
         .allSatisfy(output -> assertThat(output).doesNotContain(secrets.toArray(String[]::new)));
   }
@@ -65,18 +61,5 @@ public class SecretsInOutputIT {
       }
       return all.toString();
     });
-  }
-
-  /** Every file under {@code dir}: logs, the state folder (the dev server's log and its SQLite histories), agent files. */
-  private static List<String> filesUnder(Path dir) throws IOException {
-    try (Stream<Path> files = Files.walk(dir)) {
-      return files.filter(Files::isRegularFile).map(f -> {
-        try {
-          return f + ":\n" + new String(Files.readAllBytes(f), StandardCharsets.ISO_8859_1);
-        } catch (IOException e) {
-          return f + ": unreadable (" + e.getMessage() + ")";
-        }
-      }).toList();
-    }
   }
 }

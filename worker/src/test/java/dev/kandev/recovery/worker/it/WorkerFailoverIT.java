@@ -13,8 +13,8 @@ import dev.kandev.recovery.workflows.client.ResumeHandle;
 import dev.kandev.recovery.workflows.resume.ResumeFailure;
 import dev.kandev.recovery.workflows.resume.ResumeMode;
 import dev.kandev.recovery.workflows.resume.ResumeResult;
-import dev.kandev.recovery.workflows.resume.ResumeStep;
 import dev.kandev.recovery.worker.harness.KandevProcess;
+import dev.kandev.recovery.worker.harness.LostLaunch;
 import dev.kandev.recovery.worker.interceptors.StepFreezeInterceptor;
 import dev.kandev.recovery.workflows.client.ResumeClient;
 import dev.kandev.recovery.workflows.resume.ResumeRequest;
@@ -44,18 +44,15 @@ public class WorkerFailoverIT {
   @Test
   void theWorkerRunningTheLaunchIsKilledAndAnotherRestoresTheSessionWithItsToken() throws Exception {
     cluster.worker("worker-c");
-    String token = cluster.failedSessionWithToken("s1");
-    cluster.agentMode("hold-initialize");
-    ResumeHandle resume = cluster.start("s1", ResumeMode.RESUME);
-    String launcher = cluster.awaitAgentStarting("s1").workerInstance();
+    HeldLaunch held = HeldLaunch.start(cluster, "s1");
+    String token = held.token();
+    String launcher = held.agent().workerInstance();
 
     cluster.kill(launcher);
     cluster.agentMode("normal");
-    ResumeFailure failure = RecoveryCluster.awaitFailure(resume, Duration.ofMinutes(2));
+    ResumeFailure failure = RecoveryCluster.awaitFailure(held.resume(), Duration.ofMinutes(2));
 
-    assertThat(failure.step()).isEqualTo(ResumeStep.LAUNCH_AGENT);
-    assertThat(failure.failureType()).isEqualTo("ACTIVITY_TIMEOUT_HEARTBEAT");
-    assertThat(failure.sessionState()).isEqualTo(FAILED);
+    LostLaunch.assertFailedOnItsHeartbeat(failure);
     assertThat(cluster.state("s1")).isEqualTo(FAILED);
     assertThat(cluster.identity("s1")).isEqualTo(new SessionIdentity(token, token));
     assertThat(cluster.lockHeld("s1")).isFalse();

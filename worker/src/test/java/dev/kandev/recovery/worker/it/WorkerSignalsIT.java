@@ -29,12 +29,20 @@ public class WorkerSignalsIT {
   private static final String SESSION = "s-1";
 
   @RegisterExtension final RecoveryCluster cluster = new RecoveryCluster();
+  /** The worker each test signals, and the agent it runs for {@link #SESSION}. */
+  private KandevProcess worker;
+  private ExecutorRecord running;
 
-  /** A Temporal server without a worker; under the cluster's folder, so the cluster stops it after its processes. */
+  /**
+   * A Temporal server (under the cluster's folder, so the cluster stops it after its processes),
+   * a worker, and a Start fresh it served: its agent runs.
+   */
   @BeforeEach
-  void setUp() {
+  void setUp() throws Exception {
     DevTemporalServer.start(RealTemporalServer.cli(), cluster.dir().resolve("temporal"), cluster.temporalPort, cluster.uiPort);
     cluster.newSession(SESSION, SessionState.CREATED);
+    worker = worker("worker-a");
+    running = resumeFresh();
   }
 
   /** {@code kandev-recovery worker} in a session of its own, once it printed "Ready.". */
@@ -46,9 +54,6 @@ public class WorkerSignalsIT {
 
   @Test
   void ctrlCInTheTerminalReachesOnlyTheWorkerWhichStopsItsAgentAndRecordsItStopped() throws Exception {
-    KandevProcess worker = worker("worker-a");
-    ExecutorRecord running = resumeFresh();
-
     worker.signalGroup("INT");
 
     worker.awaitExit(Duration.ofSeconds(60));
@@ -62,9 +67,6 @@ public class WorkerSignalsIT {
 
   @Test
   void killMinus9OfTheWorkerLeavesNoAgentAndTheNextWorkerResumesTheLostSession() throws Exception {
-    KandevProcess worker = worker("worker-a");
-    ExecutorRecord running = resumeFresh();
-
     worker.signal("KILL");
 
     worker.awaitExit(Duration.ofSeconds(30));
@@ -79,10 +81,10 @@ public class WorkerSignalsIT {
   private ExecutorRecord resumeFresh() throws Exception {
     ResumeResult result = cluster.start(SESSION, ResumeMode.START_FRESH).await(Duration.ofMinutes(2));
     assertThat(result.finalState()).isEqualTo(SessionState.WAITING_FOR_INPUT);
-    ExecutorRecord running = cluster.executor(SESSION).orElseThrow();
-    assertThat(running.status()).isEqualTo("running");
-    assertThat(ProcessHandle.of(running.pid()).map(ProcessHandle::isAlive)).contains(true);
-    return running;
+    ExecutorRecord agent = cluster.executor(SESSION).orElseThrow();
+    assertThat(agent.status()).isEqualTo("running");
+    assertThat(ProcessHandle.of(agent.pid()).map(ProcessHandle::isAlive)).contains(true);
+    return agent;
   }
 
   /** The agent process has ended (a zombie waiting for init to reap it runs nothing any more). */

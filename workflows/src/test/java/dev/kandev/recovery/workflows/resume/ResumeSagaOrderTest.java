@@ -25,6 +25,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * The saga's shape with recording stand-in activities: which compensations run, in which order,
@@ -231,22 +233,15 @@ class ResumeSagaOrderTest {
         "stopAgent", "restoreCredentialSnapshot", "revokeCredentialLeases", "restorePriorState", "releaseResumeLock");
   }
 
-  @Test
-  void theLaunchLineOfAStartFreshSaysSessionNewAfterTheStoredTokenWasCleared() {
-    ResumeSessionWorkflow fresh = stub();
-    fresh.resume(new ResumeRequest("s1", ResumeMode.START_FRESH, "user", "test"));
+  /** A Start fresh opens session/new (its stored token was cleared); a Resume loads the stored token. */
+  @ParameterizedTest(name = "{0}: \"LAUNCH_AGENT: {1}\"")
+  @CsvSource({"START_FRESH, session/new, session/load", "RESUME, session/load tok-1, session/new"})
+  void theLaunchLineSaysWhichSessionTheAgentOpens(ResumeMode mode, String opens, String neverSays) {
+    ResumeSessionWorkflow workflow = stub();
+    workflow.resume(new ResumeRequest("s1", mode, "user", "test"));
 
-    assertThat(fresh.progress().lines()).contains("LAUNCH_AGENT: session/new")
-        .noneSatisfy(line -> assertThat(line).contains("session/load"));
-  }
-
-  @Test
-  void theLaunchLineOfAResumeNamesTheTokenItLoads() {
-    ResumeSessionWorkflow resume = stub();
-    resume.resume(new ResumeRequest("s1", ResumeMode.RESUME, "user", "test"));
-
-    assertThat(resume.progress().lines()).contains("LAUNCH_AGENT: session/load tok-1")
-        .noneSatisfy(line -> assertThat(line).contains("session/new"));
+    assertThat(workflow.progress().lines()).contains("LAUNCH_AGENT: " + opens)
+        .noneSatisfy(line -> assertThat(line).contains(neverSays));
   }
 
   private WorkflowFailedException catchFailure() {

@@ -26,12 +26,15 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.stream.Stream;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 class CredentialBrokerTest {
   @RegisterExtension @Order(1) final TestDatabase db = new TestDatabase();
@@ -143,40 +146,30 @@ class CredentialBrokerTest {
     return h.fixtures.count("SELECT count(*) FROM pg_stat_activity WHERE ?::int = ANY(pg_blocking_pids(pid))", pid);
   }
 
-  @Test
-  void issueRejectsAnUnknownSession() {
-    assertRejected(() -> authorize(LeaseScope.github("ws-1", "t1", "nope", "r1", "github.com", "acme/widgets")),
-        FailureType.CREDENTIAL_SCOPE_DENIED, "unknown session nope");
+  /** Scopes the rows never give session s1 of task t1 in workspace ws-1 with repository r1 (acme/widgets). */
+  static Stream<Arguments> scopesOutsideTheSession() {
+    return Stream.of(
+        Arguments.of("an unknown session", LeaseScope.github("ws-1", "t1", "nope", "r1", "github.com", "acme/widgets"),
+            "unknown session nope"),
+        Arguments.of("a session of another task", LeaseScope.github("ws-1", "t1", "s2", "r1", "github.com", "acme/widgets"),
+            "session does not belong to task"),
+        Arguments.of("a task of another workspace", LeaseScope.github("ws-2", "t1", "s1", "r1", "github.com", "acme/widgets"),
+            "task does not belong to workspace"),
+        Arguments.of("an unlinked repository", LeaseScope.github("ws-1", "t1", "s1", "r2", "github.com", "acme/gadgets"),
+            "repository is not linked to task"),
+        Arguments.of("another path", LeaseScope.github("ws-1", "t1", "s1", "r1", "github.com", "evil/widgets"),
+            "does not match host and path"),
+        Arguments.of("another host", LeaseScope.github("ws-1", "t1", "s1", "r1", "ghe.example.com", "acme/widgets"),
+            "does not match host and path"));
   }
 
-  @Test
-  void issueRejectsASessionOfAnotherTask() {
+  @ParameterizedTest(name = "issue rejects {0}")
+  @MethodSource("scopesOutsideTheSession")
+  void issueRejectsAScopeOutsideTheSession(String what, LeaseScope scope, String message) {
     h.fixtures.task("t2", "ws-1", "IN_PROGRESS").session("s2", "t2", "test-agent", STARTING, "{}");
-
-    assertRejected(() -> authorize(LeaseScope.github("ws-1", "t1", "s2", "r1", "github.com", "acme/widgets")),
-        FailureType.CREDENTIAL_SCOPE_DENIED, "session does not belong to task");
-  }
-
-  @Test
-  void issueRejectsATaskOfAnotherWorkspace() {
-    assertRejected(() -> authorize(LeaseScope.github("ws-2", "t1", "s1", "r1", "github.com", "acme/widgets")),
-        FailureType.CREDENTIAL_SCOPE_DENIED, "task does not belong to workspace");
-  }
-
-  @Test
-  void issueRejectsAnUnlinkedRepository() {
     h.rows.repository("r2", "ws-1", "github.com", "acme", "gadgets");
 
-    assertRejected(() -> authorize(LeaseScope.github("ws-1", "t1", "s1", "r2", "github.com", "acme/gadgets")),
-        FailureType.CREDENTIAL_SCOPE_DENIED, "repository is not linked to task");
-  }
-
-  @Test
-  void issueRejectsAScopeWhoseHostOrPathIsNotTheRepositorys() {
-    assertRejected(() -> authorize(LeaseScope.github("ws-1", "t1", "s1", "r1", "github.com", "evil/widgets")),
-        FailureType.CREDENTIAL_SCOPE_DENIED, "does not match host and path");
-    assertRejected(() -> authorize(LeaseScope.github("ws-1", "t1", "s1", "r1", "ghe.example.com", "acme/widgets")),
-        FailureType.CREDENTIAL_SCOPE_DENIED, "does not match host and path");
+    assertRejected(() -> authorize(scope), FailureType.CREDENTIAL_SCOPE_DENIED, message);
   }
 
   @Test
@@ -459,28 +452,28 @@ class CredentialBrokerTest {
   }
 
   @Test
-  void scopeNormalizationAndValidation() {
+  void scopesAreNormalized() {
     LeaseScope s = new LeaseScope(" ws-1 ", "t1", "s1", "r1", "GitHub.COM", "/acme/widgets.git/", "GitHub");
     assertThat(s).isEqualTo(h.scope());
     assertThat(s.owner()).isEqualTo("acme");
     assertThat(s.name()).isEqualTo("widgets");
     assertThat(new LeaseScope("w", "t", "s", "r", "github.com", "/acme/wid%67ets", "github").path()).isEqualTo("/acme/widgets");
-    assertThatThrownBy(() -> LeaseScope.github("w", "t", "s", "r", "github.com/evil", "a/b"))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("host");
-    assertThatThrownBy(() -> LeaseScope.github("w", "t", "s", "r", "user@github.com", "a/b"))
-        .isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> new LeaseScope("w", "t", "s", "r", "github.com", "a/b", "github"))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("start with '/'");
-    assertThatThrownBy(() -> LeaseScope.github("w", "t", "s", "r", "github.com", "a/b?x=1"))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'?'");
-    assertThatThrownBy(() -> LeaseScope.github("w", "t", "s", "r", "github.com", "a/b#frag"))
-        .isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> LeaseScope.github("w", "t", "s", "r", "github.com", "a/b/c"))
-        .isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> new LeaseScope("w", "t", "s", "r", "gitlab.com", "/a/b", "gitlab"))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("provider");
-    assertThatThrownBy(() -> LeaseScope.github("w", "t", "", "r", "github.com", "a/b"))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("sessionId");
+  }
+
+  @Test
+  void invalidScopesAreRefused() {
+    assertInvalidScope(() -> LeaseScope.github("w", "t", "s", "r", "github.com/evil", "a/b"), "host must not contain");
+    assertInvalidScope(() -> LeaseScope.github("w", "t", "s", "r", "user@github.com", "a/b"), "host must not contain");
+    assertInvalidScope(() -> new LeaseScope("w", "t", "s", "r", "github.com", "a/b", "github"), "start with '/'");
+    assertInvalidScope(() -> LeaseScope.github("w", "t", "s", "r", "github.com", "a/b?x=1"), "'?'");
+    assertInvalidScope(() -> LeaseScope.github("w", "t", "s", "r", "github.com", "a/b#frag"), "'#'");
+    assertInvalidScope(() -> LeaseScope.github("w", "t", "s", "r", "github.com", "a/b/c"), "/<owner>/<repository>");
+    assertInvalidScope(() -> new LeaseScope("w", "t", "s", "r", "gitlab.com", "/a/b", "gitlab"), "provider");
+    assertInvalidScope(() -> LeaseScope.github("w", "t", "", "r", "github.com", "a/b"), "sessionId");
+  }
+
+  private static void assertInvalidScope(ThrowingCallable scope, String message) {
+    assertThatThrownBy(scope).isInstanceOf(IllegalArgumentException.class).hasMessageContaining(message);
   }
 
   @Test
