@@ -346,10 +346,17 @@ class ResumeKilledAtEveryStepIT {
     return await(resume);
   }
 
-  /** Whether a transaction begun after {@code since} waits for the test's lock to lock a row FOR UPDATE. */
+  /**
+   * Whether the settle — a transaction begun after {@code since} that locked a row of the layout's
+   * {@code task_sessions} — waits for the test's lock to lock the agent's row FOR UPDATE. The
+   * worker's own recording of the exit waits there too, but touches no session row: taking it for
+   * the settle would release the test's lock before the settle read the row.
+   */
   private boolean waitsBehind(int holderPid, String since) {
-    return cluster.fixtures.count("SELECT count(*) FROM pg_stat_activity WHERE ? = ANY(pg_blocking_pids(pid))"
-        + " AND query LIKE '%FOR UPDATE%' AND xact_start > ?::timestamptz", holderPid, since) > 0;
+    return cluster.fixtures.count("SELECT count(*) FROM pg_stat_activity a WHERE ? = ANY(pg_blocking_pids(a.pid))"
+        + " AND a.query LIKE '%FOR UPDATE%' AND a.xact_start > ?::timestamptz AND EXISTS (SELECT 1 FROM pg_locks l"
+        + " WHERE l.pid = a.pid AND l.locktype = 'relation' AND l.relation = 'task_sessions'::regclass)",
+        holderPid, since) > 0;
   }
 
   private static int integer(Connection connection, String sql) throws SQLException {
