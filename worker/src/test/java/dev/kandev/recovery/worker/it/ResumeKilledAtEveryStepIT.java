@@ -6,8 +6,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kandev.recovery.activities.store.ExecutorRecord;
 import dev.kandev.recovery.activities.store.SessionIdentity;
+import dev.kandev.recovery.activities.store.StoreLayout;
 import dev.kandev.recovery.activities.store.TestStores;
 import dev.kandev.recovery.activities.testing.Await;
+import dev.kandev.recovery.activities.testing.KandevCatalog;
 import dev.kandev.recovery.activities.testing.TestDatabase;
 import dev.kandev.recovery.worker.harness.HistorySteps;
 import dev.kandev.recovery.worker.harness.KandevProcess;
@@ -45,6 +47,8 @@ import java.util.concurrent.TimeoutException;
 import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * {@code dev} — the packaged jar on the real dev server — killed with SIGKILL at every step of a
@@ -57,7 +61,14 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * snapshot (byte for byte where it is restored), the leases, the lock, and the agent processes as
  * {@code /proc} shows them — the settled agent alone, none at all after a failure. One more session
  * covers the settle on the worker that launched the agent, whose agent was SIGKILLed just before.
+ *
+ * <p>On both store layouts: our mirror, and Kandev's own tables (a fixture of Kandev's schema, its
+ * metadata JSON text, the token in its {@code executors_running.resume_token}), with every
+ * assertion the same. The layout is a setting of the worker process, so each layout has its own
+ * {@code dev} pair.
  */
+@ParameterizedClass
+@EnumSource(StoreLayout.Kind.class)
 class ResumeKilledAtEveryStepIT {
   /** The steps of a resume that launches, in their order ({@code ClearIdentityForFreshStart}: a Start fresh). */
   private static final List<String> STEPS = List.of("AcquireResumeLock", "ReadResumeContext",
@@ -76,7 +87,11 @@ class ResumeKilledAtEveryStepIT {
   private static final List<String> SETTLE_TAKEN_BACK = List.of("FAILED>STARTING", "STARTING>WAITING_FOR_INPUT",
       "WAITING_FOR_INPUT>STARTING", "STARTING>FAILED");
 
-  @RegisterExtension final RecoveryCluster cluster = new RecoveryCluster();
+  @RegisterExtension final RecoveryCluster cluster;
+
+  ResumeKilledAtEveryStepIT(StoreLayout.Kind layout) {
+    this.cluster = new RecoveryCluster(layout);
+  }
 
   /**
    * One session frozen at one point. {@code launchFails}: its workspace is gone, so its launch fails
@@ -163,6 +178,7 @@ class ResumeKilledAtEveryStepIT {
     }
     Case agentKilled = new Case("k" + cases.size(), "SettleSession", "before", false, ResumeMode.RESUME, true);
     cases.add(agentKilled);
+    String kandevCatalog = kandevCatalog();
     agents = new TestAgentProcesses(cluster.agentModeFile());
     freezeFile = cluster.dir().resolve("freeze-steps");
     cluster.setting("KANDEV_MAX_CONCURRENT_LAUNCHES", "40");
@@ -219,6 +235,8 @@ class ResumeKilledAtEveryStepIT {
     }
     softly.assertThat(pids(agents.live())).as("the agent processes left at the end: the settled ones alone")
         .isEqualTo(settledAgents);
+    softly.assertThat(kandevCatalog()).as("Kandev's catalog (columns, types, defaults, constraints, triggers, indexes)")
+        .isEqualTo(kandevCatalog);
     softly.assertAll();
   }
 
@@ -245,11 +263,11 @@ class ResumeKilledAtEveryStepIT {
     if (c.mode() == ResumeMode.RESUME) {
       softly.assertThat(result.loaded()).as(as + ": session/load").isTrue();
       softly.assertThat(result.providerSessionId()).as(as + ": the stored token loaded").isEqualTo(token);
-      softly.assertThat(cluster.identity(c.session())).as(as + ": token kept").isEqualTo(new SessionIdentity(token, token));
+      softly.assertThat(storedIdentity(c)).as(as + ": token kept").isEqualTo(new SessionIdentity(token, token));
     } else {
       softly.assertThat(result.loaded()).as(as + ": session/new").isFalse();
       softly.assertThat(result.providerSessionId()).as(as + ": a new provider session").isNotEqualTo(token);
-      softly.assertThat(cluster.identity(c.session())).as(as + ": token replaced")
+      softly.assertThat(storedIdentity(c)).as(as + ": token replaced")
           .isEqualTo(new SessionIdentity(result.providerSessionId(), result.providerSessionId()));
     }
     softly.assertThat(liveLeases(c)).as(as + ": the settled agent's lease is live").isOne();
@@ -282,7 +300,7 @@ class ResumeKilledAtEveryStepIT {
     }
     String token = token(c);
     softly.assertThat(cluster.state(c.session())).as(as).isEqualTo(FAILED);
-    softly.assertThat(cluster.identity(c.session())).as(as + ": token kept").isEqualTo(new SessionIdentity(token, token));
+    softly.assertThat(storedIdentity(c)).as(as + ": token kept").isEqualTo(new SessionIdentity(token, token));
     softly.assertThat(snapshot(c)).as(as + ": the snapshot of before, byte for byte").isEqualTo(snapshotBefore);
     softly.assertThat(liveLeases(c)).as(as + ": live leases").isZero();
     softly.assertThat(cluster.executor(c.session()).filter(TestStores::claimsLiveProcess))
@@ -309,7 +327,10 @@ class ResumeKilledAtEveryStepIT {
       }
       holder.setAutoCommit(false);
       int holderPid = integer(holder, "SELECT pg_backend_pid()");
-      try (PreparedStatement lock = holder.prepareStatement("SELECT 1 FROM executors_running WHERE session_id = ? FOR SHARE")) {
+      // Our record of the agent: the mirror's executors_running, or our kandev_agent_executions beside Kandev's tables.
+      String executions = cluster.database().layout().isKandev() ? "kandev_agent_executions" : "executors_running";
+      try (PreparedStatement lock = holder.prepareStatement(
+          "SELECT 1 FROM " + executions + " WHERE session_id = ? FOR SHARE")) {
         lock.setString(1, c.session());
         lock.executeQuery().close();
       }
@@ -325,10 +346,17 @@ class ResumeKilledAtEveryStepIT {
     return await(resume);
   }
 
-  /** Whether a transaction begun after {@code since} waits for the test's lock to lock a row FOR UPDATE. */
+  /**
+   * Whether the settle — a transaction begun after {@code since} that locked a row of the layout's
+   * {@code task_sessions} — waits for the test's lock to lock the agent's row FOR UPDATE. The
+   * worker's own recording of the exit waits there too, but touches no session row: taking it for
+   * the settle would release the test's lock before the settle read the row.
+   */
   private boolean waitsBehind(int holderPid, String since) {
-    return cluster.fixtures.count("SELECT count(*) FROM pg_stat_activity WHERE ? = ANY(pg_blocking_pids(pid))"
-        + " AND query LIKE '%FOR UPDATE%' AND xact_start > ?::timestamptz", holderPid, since) > 0;
+    return cluster.fixtures.count("SELECT count(*) FROM pg_stat_activity a WHERE ? = ANY(pg_blocking_pids(a.pid))"
+        + " AND a.query LIKE '%FOR UPDATE%' AND a.xact_start > ?::timestamptz AND EXISTS (SELECT 1 FROM pg_locks l"
+        + " WHERE l.pid = a.pid AND l.locktype = 'relation' AND l.relation = 'task_sessions'::regclass)",
+        holderPid, since) > 0;
   }
 
   private static int integer(Connection connection, String sql) throws SQLException {
@@ -408,8 +436,9 @@ class ResumeKilledAtEveryStepIT {
     if (!c.launchFails()) {
       Files.createDirectories(workspace(c));
     }
+    // Kandev's metadata is JSON text, ours jsonb: the cast reads either, the assignment writes either.
     cluster.fixtures.exec("UPDATE task_sessions SET workspace_path = ?,"
-        + " metadata = jsonb_set(metadata, '{git_credential_snapshot}', ?::jsonb) WHERE id = ?",
+        + " metadata = jsonb_set(metadata::jsonb, '{git_credential_snapshot}', ?::jsonb) WHERE id = ?",
         workspace(c).toString(), SNAPSHOT, c.session());
     cluster.fixtures.exec("UPDATE tasks SET state = ? WHERE id = ?", TaskState.IN_PROGRESS.name(),
         RecoveryCluster.taskOf(c.session()));
@@ -418,6 +447,12 @@ class ResumeKilledAtEveryStepIT {
     Files.writeString(agentState.resolve(token + ".json"),
         "{\"id\": \"" + token + "\", \"cwd\": \"" + workspace(c) + "\", \"messages\": []}");
     return snapshot(c);
+  }
+
+  /** Kandev's catalog in the kandev layout (we never issue DDL there); nothing on the mirror. */
+  private String kandevCatalog() {
+    StoreLayout layout = cluster.database().layout();
+    return layout.isKandev() ? KandevCatalog.of(cluster.fixtures, layout.kandevSchema()) : "";
   }
 
   /** The session's workspace; absent for a case whose launch must fail. */
@@ -429,13 +464,30 @@ class ResumeKilledAtEveryStepIT {
     return "sess_" + c.session();
   }
 
+  /**
+   * The session's snapshot entry as the layout stores it, printed by PostgreSQL: on Kandev's tables
+   * the entry of the metadata text, parsed as {@code jsonb}, which keeps every key and a number's
+   * digits (1.50 stays 1.50) — what a restore must put back.
+   */
   private String snapshot(Case c) {
-    return cluster.fixtures.string("SELECT metadata -> 'git_credential_snapshot' FROM task_sessions WHERE id = ?", c.session());
+    return cluster.fixtures.string("SELECT metadata::jsonb -> 'git_credential_snapshot' FROM task_sessions WHERE id = ?",
+        c.session());
   }
 
   private String snapshotField(Case c, String field) {
-    return cluster.fixtures.string("SELECT metadata -> 'git_credential_snapshot' ->> ? FROM task_sessions WHERE id = ?",
-        field, c.session());
+    return cluster.fixtures.string(
+        "SELECT metadata::jsonb -> 'git_credential_snapshot' ->> ? FROM task_sessions WHERE id = ?", field, c.session());
+  }
+
+  /**
+   * The token read straight from where the layout keeps it: {@code executors_running.resume_token}
+   * (Kandev's table in the kandev layout, our mirror's otherwise) and {@code metadata.acp.session_id}.
+   */
+  private SessionIdentity storedIdentity(Case c) {
+    return new SessionIdentity(
+        cluster.fixtures.string("SELECT COALESCE(resume_token, '') FROM executors_running WHERE session_id = ?", c.session()),
+        cluster.fixtures.string("SELECT COALESCE(metadata::jsonb #>> '{acp,session_id}', '') FROM task_sessions WHERE id = ?",
+            c.session()));
   }
 
   private String taskState(Case c) {
