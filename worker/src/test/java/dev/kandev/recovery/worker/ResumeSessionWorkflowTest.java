@@ -88,7 +88,7 @@ public class ResumeSessionWorkflowTest {
     assertThat(failure.failureType()).isEqualTo("AGENT_EXITED_BEFORE_INITIALIZE");
     assertThat(failure.recoveryActions()).containsExactly(ResumeMode.RESUME, ResumeMode.START_FRESH);
     assertThat(failure.sessionState()).isEqualTo(FAILED);
-    assertRecoverable("s1", FAILED, token);
+    harness.assertRecoverable("s1", FAILED, token);
     assertThat(db.tx((Handle h) -> harness.sessions().get(h, "s1")).errorMessage()).contains("AGENT_EXITED_BEFORE_INITIALIZE");
     RecordedHistories.recordIfAsked(harness.history("s1"), "fewer-events-resume-launch-failure-compensated");
 
@@ -109,7 +109,7 @@ public class ResumeSessionWorkflowTest {
     ResumeFailure failure = harness.resumeFailing("s1", ResumeMode.RESUME);
 
     assertThat(failure.failureType()).isEqualTo("AGENT_TRANSPORT_CLOSED");
-    assertRecoverable("s1", WAITING_FOR_INPUT, token);
+    harness.assertRecoverable("s1", WAITING_FOR_INPUT, token);
 
     harness.agentMode("normal");
     ResumeResult later = harness.resume("s1", ResumeMode.RESUME);
@@ -178,7 +178,7 @@ public class ResumeSessionWorkflowTest {
     assertThat(failure.step()).isEqualTo(ResumeStep.ISSUE_CREDENTIAL_LEASE);
     assertThat(failure.failureType()).isEqualTo("CREDENTIAL_SCOPE_DENIED");
     assertThat(statesAtLeaseBoundary).containsExactly(STARTING);
-    assertRecoverable("s1", FAILED, token);
+    harness.assertRecoverable("s1", FAILED, token);
     RecordedHistories.recordIfAsked(harness.history("s1"), "fewer-events-resume-credential-rejected");
   }
 
@@ -237,7 +237,7 @@ public class ResumeSessionWorkflowTest {
     ResumeFailure failure = harness.resumeFailing("s1", ResumeMode.RESUME);
 
     assertThat(failure.message()).doesNotContain("can no longer be resumed");
-    assertRecoverable("s1", FAILED, token);
+    harness.assertRecoverable("s1", FAILED, token);
   }
 
   @Test
@@ -358,16 +358,6 @@ public class ResumeSessionWorkflowTest {
   private ApplicationFailure failureOf(String workflowId, Map<String, String> input) {
     return ByTypeName.failure(harness.client(),
         ByTypeName.start(harness.client(), ResumeHarness.QUEUE, "ResumeSessionWorkflow", workflowId, input));
-  }
-
-  /** The session is back in {@code prior} with the same token, no lease, no lock, no STARTING. */
-  private void assertRecoverable(String sessionId, SessionState prior, String token) {
-    assertThat(harness.state(sessionId)).isEqualTo(prior);
-    assertThat(harness.identity(sessionId)).isEqualTo(new SessionIdentity(token, token));
-    assertThat(harness.transitions(sessionId)).last().isEqualTo("STARTING>" + prior);
-    assertThat(harness.liveLeases(sessionId)).isZero();
-    assertThat(harness.lockHeld(sessionId)).isFalse();
-    assertThat(harness.components().agentHost().isRunning(sessionId)).isFalse();
   }
 
   private static JsonNode snapshot(String json) throws Exception {

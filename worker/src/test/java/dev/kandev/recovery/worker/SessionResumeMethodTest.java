@@ -113,7 +113,7 @@ class SessionResumeMethodTest {
     assertThat(failure.failureType()).isEqualTo("AGENT_SESSION_LOAD_REJECTED");
     assertThat(failure.message()).contains("rejected " + method + " of stored session " + token);
     assertThat(failure.recoveryActions()).contains(ResumeMode.START_FRESH);
-    assertRestoredWithToken("s1", WAITING_FOR_INPUT, token);
+    harness.assertRecoverable("s1", WAITING_FOR_INPUT, token);
     assertThat(transcript("s1")).isEqualTo(before);
   }
 
@@ -133,7 +133,7 @@ class SessionResumeMethodTest {
     assertThat(failure.failureType()).isEqualTo("AGENT_TRANSPORT_CLOSED");
     assertThat(failure.message()).contains("transport closed before " + method + " of " + token);
     assertThat(failure.recoveryActions()).containsExactly(ResumeMode.RESUME, ResumeMode.START_FRESH);
-    assertRestoredWithToken("s1", FAILED, token);
+    harness.assertRecoverable("s1", FAILED, token);
 
     harness.agentMode(healthy);
     ResumeResult later = harness.resume("s1", ResumeMode.RESUME);
@@ -153,15 +153,6 @@ class SessionResumeMethodTest {
 
     assertThat(failure.failureType()).isEqualTo("AGENT_TRANSPORT_CLOSED");
     assertThat(failure.message()).contains("session/resume of " + token + " was not answered within PT20S");
-    assertRestoredWithToken("s1", WAITING_FOR_INPUT, token);
-  }
-
-  private void assertRestoredWithToken(String sessionId, SessionState prior, String token) {
-    assertThat(harness.state(sessionId)).isEqualTo(prior);
-    assertThat(harness.identity(sessionId)).isEqualTo(new SessionIdentity(token, token));
-    assertThat(harness.transitions(sessionId)).last().isEqualTo("STARTING>" + prior);
-    assertThat(harness.liveLeases(sessionId)).isZero();
-    assertThat(harness.lockHeld(sessionId)).isFalse();
-    assertThat(harness.components().agentHost().isRunning(sessionId)).isFalse();
+    harness.assertRecoverable("s1", WAITING_FOR_INPUT, token);
   }
 }

@@ -12,7 +12,6 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
-import java.util.regex.Pattern;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.mapper.RowMapper;
 import org.jdbi.v3.core.statement.Update;
@@ -25,7 +24,6 @@ import org.jdbi.v3.core.statement.Update;
 public final class MirrorSessionStore implements SessionStore {
 
   /** Keys a guarded metadata write may set; {@code acp} belongs to {@link SessionIdentityStore}. */
-  private static final Pattern METADATA_KEY = Pattern.compile("[a-z][a-z0-9_]{0,63}");
 
   private static final RowMapper<LockedSession> LOCKED_SESSION =
       (rs, ctx) -> new LockedSession(rs.getString("task_id"), SessionState.parse(rs.getString("state")));
@@ -110,11 +108,9 @@ public final class MirrorSessionStore implements SessionStore {
       Fence fence) {
     validateTransition(expected, target);
     LockedSession row = lockRow(h, sessionId);
-    if (!expected.contains(row.state())) {
-      return new TransitionResult(TransitionResult.Outcome.STATE_MISMATCH, row.state(), row.state());
-    }
-    if (!ResumeLockStore.holds(h, sessionId, fence)) {
-      return new TransitionResult(TransitionResult.Outcome.FENCED, row.state(), row.state());
+    Optional<TransitionResult.Outcome> refused = LockedWriteGuard.refusal(h, sessionId, row.state(), expected, fence);
+    if (refused.isPresent()) {
+      return new TransitionResult(refused.get(), row.state(), row.state());
     }
     // The compare-and-set itself; the locked read above only explains a loss.
     int updated = h.createUpdate("UPDATE task_sessions s SET state = :target, error_message = :error,"
@@ -164,36 +160,22 @@ public final class MirrorSessionStore implements SessionStore {
    */
   public GuardedWriteResult writeMetadataEntry(
       Handle h, String sessionId, String key, JsonNode value, Set<SessionState> expected, Fence fence) {
-    if (!METADATA_KEY.matcher(key).matches() || key.equals("acp")) {
-      throw new IllegalArgumentException(
-          "metadata key '" + key + "' is not writable here (lowercase identifier, not 'acp')");
-    }
-    if (expected.isEmpty()) {
-      throw new IllegalArgumentException("a guarded write needs at least one expected state");
-    }
+    LockedWriteGuard.requireWritableMetadataEntry(key, expected);
     LockedSession row = lockRow(h, sessionId);
-    if (!expected.contains(row.state())) {
-      return new GuardedWriteResult(TransitionResult.Outcome.STATE_MISMATCH, row.state());
-    }
-    if (!ResumeLockStore.holds(h, sessionId, fence)) {
-      return new GuardedWriteResult(TransitionResult.Outcome.FENCED, row.state());
-    }
-    Update update = h.createUpdate("UPDATE task_sessions s SET "
-            + (value == null ? "metadata = metadata - :key::text"
-                : "metadata = jsonb_set(metadata, ARRAY[:key::text], :value::jsonb, true)")
-            + ", updated_at = now() WHERE s.id = :id AND s.state = ANY(:expected) AND " + ResumeLockStore.FENCE_HELD_ON_S)
-        .bind("key", key)
-        .bind("id", sessionId)
-        .bindArray("expected", String.class, names(expected))
-        .bind("fence", fence.token());
-    if (value != null) {
-      update.bind("value", value.toString());
-    }
-    int updated = update.execute();
-    if (updated != 1) {
-      throw new IllegalStateException("guarded write on a locked row of session " + sessionId + " lost; this is a bug");
-    }
-    return new GuardedWriteResult(TransitionResult.Outcome.APPLIED, row.state());
+    return LockedWriteGuard.write(h, sessionId, row.state(), expected, fence, () -> {
+      Update update = h.createUpdate("UPDATE task_sessions s SET "
+              + (value == null ? "metadata = metadata - :key::text"
+                  : "metadata = jsonb_set(metadata, ARRAY[:key::text], :value::jsonb, true)")
+              + ", updated_at = now() WHERE s.id = :id AND s.state = ANY(:expected) AND " + ResumeLockStore.FENCE_HELD_ON_S)
+          .bind("key", key)
+          .bind("id", sessionId)
+          .bindArray("expected", String.class, names(expected))
+          .bind("fence", fence.token());
+      if (value != null) {
+        update.bind("value", value.toString());
+      }
+      return update;
+    });
   }
 
   /**
@@ -219,28 +201,14 @@ public final class MirrorSessionStore implements SessionStore {
   public Optional<GuardedWriteResult> restoreCredentialSnapshotBeforeResume(
       Handle h, String sessionId, Set<SessionState> expected, Fence fence) {
     LockedSession row = lockRow(h, sessionId);
-    boolean kept = h.createQuery("SELECT snapshot_before_resume_fence = :fence FROM task_sessions WHERE id = :id")
-        .bind("fence", fence.token())
-        .bind("id", sessionId)
-        .mapTo(Boolean.class)
-        .findOne()
-        .orElse(false) == Boolean.TRUE;
-    if (!kept) {
-      return Optional.empty();
-    }
-    if (!expected.contains(row.state())) {
-      return Optional.of(new GuardedWriteResult(TransitionResult.Outcome.STATE_MISMATCH, row.state()));
-    }
-    if (!ResumeLockStore.holds(h, sessionId, fence)) {
-      return Optional.of(new GuardedWriteResult(TransitionResult.Outcome.FENCED, row.state()));
-    }
-    h.createUpdate("UPDATE task_sessions SET metadata = CASE WHEN snapshot_before_resume IS NULL THEN metadata - :key"
-            + " ELSE jsonb_set(metadata, ARRAY[:key::text], snapshot_before_resume, true) END, updated_at = now()"
-            + " WHERE id = :id")
-        .bind("key", CREDENTIAL_SNAPSHOT_KEY)
-        .bind("id", sessionId)
-        .execute();
-    return Optional.of(new GuardedWriteResult(TransitionResult.Outcome.APPLIED, row.state()));
+    return LockedWriteGuard.restoreKeptSnapshot(h, sessionId, row.state(), expected, fence,
+        "SELECT snapshot_before_resume_fence = :fence FROM task_sessions WHERE id = :id",
+        () -> h.createUpdate("UPDATE task_sessions SET metadata = CASE WHEN snapshot_before_resume IS NULL THEN metadata - :key"
+              + " ELSE jsonb_set(metadata, ARRAY[:key::text], snapshot_before_resume, true) END, updated_at = now()"
+              + " WHERE id = :id")
+          .bind("key", CREDENTIAL_SNAPSHOT_KEY)
+          .bind("id", sessionId)
+          .execute());
   }
 
   /** The ids of the sessions that are in {@code state} now. */

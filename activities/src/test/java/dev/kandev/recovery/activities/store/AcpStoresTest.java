@@ -23,8 +23,6 @@ class AcpStoresTest {
   @Test
   void executorRecordsNeverTouchTheResumeToken() {
     db.fixtures().sessionWithToken(SESSION, SessionState.FAILED, TOKEN);
-    ExecutorsRunningStore executors = new MirrorExecutorsRunningStore();
-    SessionIdentityStore identities = new MirrorSessionIdentityStore();
 
     db.run(h -> executors.recordStarting(h, SESSION, "e-1", "h", "w", 42));
     db.tx(h -> executors.markRunning(h, SESSION, "e-1", Fence.none()));
@@ -38,8 +36,6 @@ class AcpStoresTest {
   @Test
   void aResumeWithdrawsOnlyTheLaunchItMadeUnderItsLock() {
     db.fixtures().sessionWithToken(SESSION, SessionState.FAILED, TOKEN);
-    ExecutorsRunningStore executors = new MirrorExecutorsRunningStore();
-    ResumeLockStore locks = new ResumeLockStore();
     // A claim older than the resume (say, a gone worker's agent): not this resume's launch.
     db.run(h -> executors.recordStarting(h, SESSION, "e-old", "h", "gone-worker", 41));
     db.tx(h -> executors.markRunning(h, SESSION, "e-old", Fence.none()));
@@ -62,7 +58,6 @@ class AcpStoresTest {
   @Test
   void aRowCreatedByTheHostStartsWithoutAToken() {
     db.fixtures().task("t-1", "ws-1", "REVIEW").session(SESSION, "t-1", "a", SessionState.STARTING, "{}");
-    ExecutorsRunningStore executors = new MirrorExecutorsRunningStore();
 
     db.run(h -> executors.recordStarting(h, SESSION, "e-1", "h", "w", 42));
 
@@ -73,7 +68,6 @@ class AcpStoresTest {
   @Test
   void exitOfAReplacedExecutionLeavesTheNewOneAlone() {
     db.fixtures().sessionWithToken(SESSION, SessionState.RUNNING, TOKEN);
-    ExecutorsRunningStore executors = new MirrorExecutorsRunningStore();
     db.run(h -> executors.recordStarting(h, SESSION, "old", "h", "w", 1));
     db.run(h -> executors.recordStarting(h, SESSION, "new", "h", "w", 2));
 
@@ -124,7 +118,6 @@ class AcpStoresTest {
   @Test
   void theLeasesOfAnEndedExecutionAreRevokedButNotThoseOfALaunchUnderWay() {
     db.fixtures().sessionWithToken(SESSION, SessionState.WAITING_FOR_INPUT, TOKEN);
-    ExecutorsRunningStore executors = new MirrorExecutorsRunningStore();
 
     mintedLease("lease-1");
     db.run(h -> executors.recordStarting(h, SESSION, "e-1", "h", "w", 42));

@@ -319,6 +319,16 @@ public final class ResumeHarness implements BeforeEachCallback, AfterEachCallbac
    * Every resume's history is free of the secrets this harness can know: the installation tokens
    * GitHub issued, the App's private key, and any lease token a test read from an agent.
    */
+  /** The session is back in {@code prior} with the same token, no lease, no lock, no STARTING. */
+  public void assertRecoverable(String sessionId, SessionState prior, String token) {
+    assertThat(state(sessionId)).isEqualTo(prior);
+    assertThat(identity(sessionId)).isEqualTo(new SessionIdentity(token, token));
+    assertThat(transitions(sessionId)).last().isEqualTo("STARTING>" + prior);
+    assertThat(liveLeases(sessionId)).isZero();
+    assertThat(lockHeld(sessionId)).isFalse();
+    assertThat(components().agentHost().isRunning(sessionId)).isFalse();
+  }
+
   public void assertNoSecretsInHistories() {
     List<String> secrets = new ArrayList<>(knownSecrets);
     github.issued().forEach(t -> secrets.add(t.token()));

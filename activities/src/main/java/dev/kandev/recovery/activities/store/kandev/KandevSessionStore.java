@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.kandev.recovery.activities.store.GuardedWriteResult;
+import dev.kandev.recovery.activities.store.LockedWriteGuard;
 import dev.kandev.recovery.activities.store.MirrorSessionStore;
 import dev.kandev.recovery.activities.store.ResumeLockStore;
 import dev.kandev.recovery.activities.store.SessionRecord;
@@ -21,7 +22,6 @@ import dev.kandev.recovery.workflows.model.TaskState;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
-import java.util.regex.Pattern;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.statement.Update;
 
@@ -35,7 +35,6 @@ import org.jdbi.v3.core.statement.Update;
  * the mirror, and each state change also goes to the {@link KandevEventOutbox}.
  */
 public final class KandevSessionStore implements SessionStore {
-  private static final Pattern METADATA_KEY = Pattern.compile("[a-z][a-z0-9_]{0,63}");
 
   private final KandevTables k;
   private final ObjectMapper json;
@@ -119,11 +118,9 @@ public final class KandevSessionStore implements SessionStore {
 
   private TransitionResult move(Handle h, String sessionId, LockedSession row, Set<SessionState> expected,
       SessionState target, String reason, String errorMessage, Fence fence) {
-    if (!expected.contains(row.state())) {
-      return new TransitionResult(TransitionResult.Outcome.STATE_MISMATCH, row.state(), row.state());
-    }
-    if (!ResumeLockStore.holds(h, sessionId, fence)) {
-      return new TransitionResult(TransitionResult.Outcome.FENCED, row.state(), row.state());
+    Optional<TransitionResult.Outcome> refused = LockedWriteGuard.refusal(h, sessionId, row.state(), expected, fence);
+    if (refused.isPresent()) {
+      return new TransitionResult(refused.get(), row.state(), row.state());
     }
     // Kandev's compare-and-set, on the state the locked read saw.
     int updated = h.createUpdate(k.sql("UPDATE {k}.task_sessions s SET state = :target, error_message = :error,"
@@ -186,36 +183,23 @@ public final class KandevSessionStore implements SessionStore {
   @Override
   public GuardedWriteResult writeMetadataEntry(
       Handle h, String sessionId, String key, JsonNode value, Set<SessionState> expected, Fence fence) {
-    if (!METADATA_KEY.matcher(key).matches() || key.equals("acp")) {
-      throw new IllegalArgumentException(
-          "metadata key '" + key + "' is not writable here (lowercase identifier, not 'acp')");
-    }
-    if (expected.isEmpty()) {
-      throw new IllegalArgumentException("a guarded write needs at least one expected state");
-    }
+    LockedWriteGuard.requireWritableMetadataEntry(key, expected);
     LockedSession row = lockRow(h, sessionId);
-    if (!expected.contains(row.state())) {
-      return new GuardedWriteResult(TransitionResult.Outcome.STATE_MISMATCH, row.state());
-    }
-    if (!ResumeLockStore.holds(h, sessionId, fence)) {
-      return new GuardedWriteResult(TransitionResult.Outcome.FENCED, row.state());
-    }
-    Update update = h.createUpdate(k.sql("UPDATE {k}.task_sessions s SET metadata = ("
-            + (value == null ? metadata("s") + " - :key::text"
-                : "jsonb_set(" + metadata("s") + ", ARRAY[:key::text], :value::jsonb, true)")
-            + ")::text, updated_at = " + UTC_NOW
-            + " WHERE s.id = :id AND s.state = :observed AND " + ResumeLockStore.FENCE_HELD_ON_S))
-        .bind("key", key)
-        .bind("id", sessionId)
-        .bind("observed", row.state().name())
-        .bind("fence", fence.token());
-    if (value != null) {
-      update.bind("value", value.toString());
-    }
-    if (update.execute() != 1) {
-      throw new IllegalStateException("guarded write on a locked row of session " + sessionId + " lost; this is a bug");
-    }
-    return new GuardedWriteResult(TransitionResult.Outcome.APPLIED, row.state());
+    return LockedWriteGuard.write(h, sessionId, row.state(), expected, fence, () -> {
+      Update update = h.createUpdate(k.sql("UPDATE {k}.task_sessions s SET metadata = ("
+              + (value == null ? metadata("s") + " - :key::text"
+                  : "jsonb_set(" + metadata("s") + ", ARRAY[:key::text], :value::jsonb, true)")
+              + ")::text, updated_at = " + UTC_NOW
+              + " WHERE s.id = :id AND s.state = :observed AND " + ResumeLockStore.FENCE_HELD_ON_S))
+          .bind("key", key)
+          .bind("id", sessionId)
+          .bind("observed", row.state().name())
+          .bind("fence", fence.token());
+      if (value != null) {
+        update.bind("value", value.toString());
+      }
+      return update;
+    });
   }
 
   @Override
@@ -236,29 +220,15 @@ public final class KandevSessionStore implements SessionStore {
   public Optional<GuardedWriteResult> restoreCredentialSnapshotBeforeResume(
       Handle h, String sessionId, Set<SessionState> expected, Fence fence) {
     LockedSession row = lockRow(h, sessionId);
-    boolean kept = h.createQuery("SELECT snapshot_before_resume_fence = :fence FROM kandev_session_resumes WHERE session_id = :id")
-        .bind("fence", fence.token())
-        .bind("id", sessionId)
-        .mapTo(Boolean.class)
-        .findOne()
-        .orElse(false) == Boolean.TRUE;
-    if (!kept) {
-      return Optional.empty();
-    }
-    if (!expected.contains(row.state())) {
-      return Optional.of(new GuardedWriteResult(TransitionResult.Outcome.STATE_MISMATCH, row.state()));
-    }
-    if (!ResumeLockStore.holds(h, sessionId, fence)) {
-      return Optional.of(new GuardedWriteResult(TransitionResult.Outcome.FENCED, row.state()));
-    }
-    h.createUpdate(k.sql("UPDATE {k}.task_sessions s SET metadata = (CASE WHEN r.snapshot_before_resume IS NULL"
-            + " THEN " + metadata("s") + " - :key::text"
-            + " ELSE jsonb_set(" + metadata("s") + ", ARRAY[:key::text], r.snapshot_before_resume, true) END)::text,"
-            + " updated_at = " + UTC_NOW + " FROM kandev_session_resumes r WHERE r.session_id = s.id AND s.id = :id"))
-        .bind("key", CREDENTIAL_SNAPSHOT_KEY)
-        .bind("id", sessionId)
-        .execute();
-    return Optional.of(new GuardedWriteResult(TransitionResult.Outcome.APPLIED, row.state()));
+    return LockedWriteGuard.restoreKeptSnapshot(h, sessionId, row.state(), expected, fence,
+        "SELECT snapshot_before_resume_fence = :fence FROM kandev_session_resumes WHERE session_id = :id",
+        () -> h.createUpdate(k.sql("UPDATE {k}.task_sessions s SET metadata = (CASE WHEN r.snapshot_before_resume IS NULL"
+              + " THEN " + metadata("s") + " - :key::text"
+              + " ELSE jsonb_set(" + metadata("s") + ", ARRAY[:key::text], r.snapshot_before_resume, true) END)::text,"
+              + " updated_at = " + UTC_NOW + " FROM kandev_session_resumes r WHERE r.session_id = s.id AND s.id = :id"))
+          .bind("key", CREDENTIAL_SNAPSHOT_KEY)
+          .bind("id", sessionId)
+          .execute());
   }
 
   @Override

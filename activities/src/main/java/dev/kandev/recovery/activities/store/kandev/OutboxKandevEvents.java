@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.kandev.recovery.activities.events.KandevEnvelope;
 import dev.kandev.recovery.activities.store.KandevOutboxStore;
 import java.time.Clock;
+import java.util.Map;
 import org.jdbi.v3.core.Handle;
 
 /**
@@ -31,8 +32,7 @@ public final class OutboxKandevEvents implements KandevEventOutbox {
   public void sessionStateChanged(Handle transaction, String sessionId, String oldState) {
     KandevSessionRow row = rows.session(transaction, sessionId)
         .orElseThrow(() -> new IllegalStateException("no task session " + sessionId + " to publish the state of"));
-    outbox.append(transaction, envelope.wrap(KandevEventPayloads.SESSION_STATE_CHANGED,
-        payloads.sessionStateChanged(row, oldState), clock.instant()));
+    publish(transaction, KandevEventPayloads.SESSION_STATE_CHANGED, payloads.sessionStateChanged(row, oldState));
   }
 
   /** {@code task.state_changed} first, then {@code task.updated}: the order Kandev's task service publishes them in. */
@@ -40,8 +40,11 @@ public final class OutboxKandevEvents implements KandevEventOutbox {
   public void taskStateChanged(Handle transaction, String taskId, String oldState) {
     KandevTaskRow row = rows.task(transaction, taskId)
         .orElseThrow(() -> new IllegalStateException("no task " + taskId + " to publish the state of"));
-    outbox.append(transaction, envelope.wrap(KandevEventPayloads.TASK_STATE_CHANGED,
-        payloads.task(row, oldState), clock.instant()));
-    outbox.append(transaction, envelope.wrap(KandevEventPayloads.TASK_UPDATED, payloads.task(row, null), clock.instant()));
+    publish(transaction, KandevEventPayloads.TASK_STATE_CHANGED, payloads.task(row, oldState));
+    publish(transaction, KandevEventPayloads.TASK_UPDATED, payloads.task(row, null));
+  }
+
+  private void publish(Handle transaction, String type, Map<String, Object> data) {
+    outbox.append(transaction, envelope.wrap(type, data, clock.instant()));
   }
 }
