@@ -62,12 +62,7 @@ public class KandevBusResumeIT {
       // Start fresh of a session never launched: STARTING, then settled with the task in Turn Finished.
       assertResumed(cli("resume", "s1", "--fresh", "--timeout=90s"));
       List<JsonNode> fresh = events(kandev.next(4, ARRIVAL));
-      assertThat(fresh).extracting(e -> e.get("type").asText()).containsExactly(
-          "task_session.state_changed", "task_session.state_changed", "task.state_changed", "task.updated");
-      assertSessionEvent(fresh.get(0), "s1", "CREATED", "STARTING");
-      assertSessionEvent(fresh.get(1), "s1", "STARTING", "WAITING_FOR_INPUT");
-      assertTaskEvent(fresh.get(2), "s1", "IN_PROGRESS");
-      assertTaskEvent(fresh.get(3), "s1", null);
+      assertSettled(fresh, "s1", "CREATED");
       String token = cluster.identity("s1").acpSessionId();
       assertThat(fresh.get(1).at("/data/session_metadata/acp/session_id").asText()).isEqualTo(token);
       assertThat(Instant.parse(fresh.get(0).at("/data/updated_at").asText()))
@@ -77,12 +72,7 @@ public class KandevBusResumeIT {
       kandevFails("s1");
       assertResumed(cli("resume", "s1", "--timeout=90s"));
       List<JsonNode> resumed = events(kandev.next(4, ARRIVAL));
-      assertThat(resumed).extracting(e -> e.get("type").asText()).containsExactly(
-          "task_session.state_changed", "task_session.state_changed", "task.state_changed", "task.updated");
-      assertSessionEvent(resumed.get(0), "s1", "FAILED", "STARTING");
-      assertSessionEvent(resumed.get(1), "s1", "STARTING", "WAITING_FOR_INPUT");
-      assertTaskEvent(resumed.get(2), "s1", "IN_PROGRESS");
-      assertTaskEvent(resumed.get(3), "s1", null);
+      assertSettled(resumed, "s1", "FAILED");
       assertThat(resumed.get(1).at("/data/session_metadata/acp/session_id").asText()).as("the token kept").isEqualTo(token);
       assertThat(resumed.get(1).at("/data/updated_at").asText())
           .isEqualTo(rfc3339(cluster.fixtures.string("SELECT updated_at::text FROM task_sessions WHERE id = 's1'")));
@@ -132,10 +122,7 @@ public class KandevBusResumeIT {
       List<JsonNode> arrived = events(kandev.next(4, ARRIVAL));
       assertThat(arrived).extracting(e -> e.get("id").asText()).as("the stored events, first, in order")
           .containsExactlyElementsOf(stored);
-      assertSessionEvent(arrived.get(0), "s1", "CREATED", "STARTING");
-      assertSessionEvent(arrived.get(1), "s1", "STARTING", "WAITING_FOR_INPUT");
-      assertTaskEvent(arrived.get(2), "s1", "IN_PROGRESS");
-      assertTaskEvent(arrived.get(3), "s1", null);
+      assertSettled(arrived, "s1", "CREATED");
       Await.until(() -> unpublished() == 0, Duration.ofSeconds(30), "every stored event to be marked published");
     }
   }
@@ -201,6 +188,16 @@ public class KandevBusResumeIT {
   }
 
   /** {@code task_session.state_changed} with every key Kandev always sends, in its JSON type (§9.2). */
+  /** The four events of a resume from {@code from} that settled: the session to STARTING, then waiting, the task to REVIEW. */
+  private void assertSettled(List<JsonNode> events, String sessionId, String from) {
+    assertThat(events).extracting(e -> e.get("type").asText()).containsExactly(
+        "task_session.state_changed", "task_session.state_changed", "task.state_changed", "task.updated");
+    assertSessionEvent(events.get(0), sessionId, from, "STARTING");
+    assertSessionEvent(events.get(1), sessionId, "STARTING", "WAITING_FOR_INPUT");
+    assertTaskEvent(events.get(2), sessionId, "IN_PROGRESS");
+    assertTaskEvent(events.get(3), sessionId, null);
+  }
+
   private void assertSessionEvent(JsonNode event, String sessionId, String oldState, String newState) {
     assertThat(event.get("type").asText()).isEqualTo("task_session.state_changed");
     JsonNode data = event.get("data");
