@@ -8,12 +8,10 @@ import dev.kandev.recovery.activities.store.SessionStore;
 import dev.kandev.recovery.activities.testing.TestAgent;
 import dev.kandev.recovery.activities.testing.TestDatabase;
 import dev.kandev.recovery.workflows.model.SessionState;
-import java.nio.file.Path;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 
 /** The worker stops its own agents that no session wants any more, and only those. */
 class UnownedAgentReaperTest {
@@ -21,17 +19,15 @@ class UnownedAgentReaperTest {
 
   @RegisterExtension @Order(1) final TestDatabase db = new TestDatabase();
   @RegisterExtension @Order(2) final AcpHarness harness = new AcpHarness(db);
-  @TempDir Path workspace;
-  @TempDir Path stateDir;
   private UnownedAgentReaper reaper;
   private long pid;
 
   @BeforeEach
   void launch() {
-    harness.start(TestAgent.profile("normal", stateDir));
+    harness.start(TestAgent.profile("normal", harness.stateDir));
     reaper = new UnownedAgentReaper(harness.host, db.transactions(), new MirrorSessionStore(Json.mapper()), harness.executors);
     db.fixtures().task("t-1", "ws-1", "REVIEW").session(SESSION, "t-1", "test-agent", SessionState.STARTING, "{}");
-    pid = harness.launch(SESSION, workspace).pid();
+    pid = harness.launch(SESSION, harness.workspace).pid();
   }
 
   private void sessionIs(String state) {
