@@ -37,14 +37,13 @@ public final class CredentialScopeStore {
 
   /** On the tables of {@code layout}: our mirror, or Kandev's own, read only. */
   public CredentialScopeStore(StoreLayout layout) {
-    String k = layout.isKandev() ? layout.kandevSchema() + "." : "";
-    tasks = k + "tasks";
-    sessions = k + "task_sessions";
-    taskRepositories = k + "task_repositories";
+    tasks = layout.kandevTable("tasks");
+    sessions = layout.kandevTable("task_sessions");
+    taskRepositories = layout.kandevTable("task_repositories");
     // Kandev keeps a provider repository's host, owner and name in provider_* columns; a deleted one links nothing.
     repositories = layout.isKandev()
         ? "(SELECT id, workspace_id, provider, provider_host AS host, provider_owner AS owner, provider_name AS name"
-            + " FROM " + k + "repositories WHERE deleted_at IS NULL)"
+            + " FROM " + layout.kandevTable("repositories") + " WHERE deleted_at IS NULL)"
         : "repositories";
   }
 

@@ -15,7 +15,7 @@ public final class GaugeReadings {
 
   /** Of the sessions of {@code layout}: our mirror's or Kandev's own. */
   public GaugeReadings(StoreLayout layout) {
-    String sessions = layout.isKandev() ? layout.kandevSchema() + ".task_sessions" : "task_sessions";
+    String sessions = layout.kandevTable("task_sessions");
     // Kandev's updated_at is the naive UTC wall clock.
     String updatedAt = layout.isKandev() ? "s.updated_at AT TIME ZONE 'UTC'" : "s.updated_at";
     starting = "SELECT count(*) FROM " + sessions + " WHERE state = 'STARTING'";

@@ -33,7 +33,7 @@ public final class RetentionStore {
    */
   public RetentionStore(StoreLayout layout) {
     boolean kandev = layout.isKandev();
-    String sessions = kandev ? layout.kandevSchema() + ".task_sessions" : "task_sessions";
+    String sessions = layout.kandevTable("task_sessions");
     // Kandev's completed_at is the naive UTC wall clock.
     String completedAt = kandev ? "(s.completed_at AT TIME ZONE 'UTC')" : "s.completed_at";
     // SQL: the session of the row aliased x is not in a resume (lock held, or STARTING).

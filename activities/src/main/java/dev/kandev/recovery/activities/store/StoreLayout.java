@@ -46,4 +46,9 @@ public record StoreLayout(Kind kind, String kandevSchema) {
   public boolean isKandev() {
     return kind == Kind.KANDEV;
   }
+
+  /** SQL naming the table Kandev calls {@code name} in this layout: Kandev's own, or our mirror's. */
+  public String kandevTable(String name) {
+    return isKandev() ? kandevSchema + "." + name : name;
+  }
 }
