@@ -20,10 +20,11 @@ import javax.sql.DataSource;
  * phase's CPU.
  */
 final class CpuMeter {
-  /** Milliseconds of CPU. */
-  record Sample(long server, long jvm, long postgres, long agent) {
+  /** Milliseconds of CPU; {@code jit}: the JVM's JIT compiler's time, part of {@code jvm}. */
+  record Sample(long server, long jvm, long jit, long postgres, long agent) {
     Sample minus(Sample before) {
-      return new Sample(server - before.server, jvm - before.jvm, postgres - before.postgres, agent - before.agent);
+      return new Sample(server - before.server, jvm - before.jvm, jit - before.jit, postgres - before.postgres,
+          agent - before.agent);
     }
 
     long total() {
@@ -44,7 +45,7 @@ final class CpuMeter {
   }
 
   Sample read(Collection<ProcessHandle> server) {
-    return new Sample(ProcessCpu.treeMillis(server), ProcessCpu.jvmMillis(), ProcessCpu.treeMillis(postmasters),
+    return new Sample(ProcessCpu.treeMillis(server), ProcessCpu.jvmMillis(), ProcessCpu.jitMillis(), ProcessCpu.treeMillis(postmasters),
         ProcessCpu.childrenMillis(startedServers));
   }
 

@@ -1,5 +1,6 @@
 package dev.kandev.recovery.worker.bench;
 
+import com.uber.m3.tally.Scope;
 import dev.kandev.recovery.worker.Components;
 import dev.kandev.recovery.worker.TemporalWorkers;
 import dev.kandev.recovery.worker.cluster.LocalTemporalCluster;
@@ -43,9 +44,15 @@ public final class OrchestratedResume implements AutoCloseable {
 
   private OrchestratedResume(AutoCloseable server, Supplier<List<ProcessHandle>> serverProcesses, String target,
       Components components, UnaryOperator<WorkerOptions> tuning) {
+    this(server, serverProcesses, target, components, tuning, null);
+  }
+
+  /** @param metricsScope where the SDK reports its meters (null: nowhere) */
+  private OrchestratedResume(AutoCloseable server, Supplier<List<ProcessHandle>> serverProcesses, String target,
+      Components components, UnaryOperator<WorkerOptions> tuning, Scope metricsScope) {
     this.server = server;
     this.serverProcesses = serverProcesses;
-    this.connection = TemporalConnection.open(target, "default", "bench-" + target);
+    this.connection = TemporalConnection.open(target, "default", "bench-" + target, metricsScope);
     SearchAttributeRegistrar.register(connection.service, "default");
     this.factory = WorkerFactory.newInstance(connection.client, TemporalWorkers.factoryOptions());
     TemporalWorkers.register((queue, options) -> factory.newWorker(queue, tuning.apply(options)), QUEUE,
@@ -74,9 +81,14 @@ public final class OrchestratedResume implements AutoCloseable {
 
   /** The dev server exactly as {@code kandev-recovery dev} starts it (SQLite file in WAL mode, Web UI). */
   static OrchestratedResume asDevRunsIt(Components components, Path stateDir) {
+    return asDevRunsIt(components, stateDir, null);
+  }
+
+  /** The same, the SDK's meters reported to {@code metricsScope}. */
+  static OrchestratedResume asDevRunsIt(Components components, Path stateDir, Scope metricsScope) {
     DevTemporalServer server = RealTemporalServer.start(stateDir);
     return new OrchestratedResume(server, () -> ProcessHandle.of(server.pid()).stream().toList(), server.address(),
-        components, UnaryOperator.identity());
+        components, UnaryOperator.identity(), metricsScope);
   }
 
   /**

@@ -9,9 +9,6 @@ import static dev.kandev.recovery.worker.bench.ResumeBenchSessions.WARM_UP;
 import static dev.kandev.recovery.worker.bench.ResumeBenchSessions.session;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.kandev.recovery.activities.agent.AgentHostSettings;
-import dev.kandev.recovery.activities.agent.AgentProfiles;
-import dev.kandev.recovery.activities.testing.TestAgent;
 import dev.kandev.recovery.activities.testing.TestDatabase;
 import dev.kandev.recovery.activities.testing.bench.Latencies;
 import dev.kandev.recovery.activities.testing.bench.Load;
@@ -19,18 +16,13 @@ import dev.kandev.recovery.activities.testing.bench.Machine;
 import dev.kandev.recovery.worker.Components;
 import dev.kandev.recovery.worker.cluster.LocalPostgres;
 import dev.kandev.recovery.worker.cluster.LocalTemporalCluster;
-import dev.kandev.recovery.worker.config.Settings;
 import dev.kandev.recovery.worker.harness.ActivityStepTimes;
-import dev.kandev.recovery.worker.observability.RecoveryMetrics;
 import dev.kandev.recovery.workflows.resume.ResumeMode;
 import dev.kandev.recovery.workflows.resume.ResumeOutcome;
-import dev.kandev.recovery.workflows.runtime.BuiltInAgents;
 import io.temporal.worker.WorkerOptions;
 import io.temporal.worker.tuning.PollerBehaviorAutoscaling;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -62,8 +54,7 @@ public class OrchestrationOverheadBenchmark {
   @RegisterExtension final TestDatabase db = new TestDatabase();
   @TempDir Path tempDir;
   private final ResumeBenchSessions sessions = new ResumeBenchSessions(db);
-  private final List<Components> workers = new ArrayList<>();
-  private Path modeFile;
+  private BenchWorkers workers;
 
   /**
    * One way to run the resume: {@code lane} is the parallel thread (0 when sequential). {@code server}
@@ -95,19 +86,19 @@ public class OrchestrationOverheadBenchmark {
 
   @Test
   public void orchestrationOverhead() throws Exception {
-    modeFile = tempDir.resolve("agent-mode");
-    Files.writeString(modeFile, "normal");
+    workers = new BenchWorkers(db, tempDir);
     String machine = Machine.describe(db.dataSource());
-    try (LocalPostgres postgres = LocalPostgres.start();
+    try (BenchWorkers closedLast = workers;
+        LocalPostgres postgres = LocalPostgres.start();
         LocalTemporalCluster cluster = LocalTemporalCluster.start(tempDir.resolve("cluster"), postgres);
-        DirectResume direct = new DirectResume(worker("bench-direct"), PARALLEL);
-        OrchestratedResume testServer = OrchestratedResume.onTestServer(worker("bench-test-server"));
-        OrchestratedResume devServer = OrchestratedResume.onDevServer(worker("bench-dev-server"), tempDir.resolve("dev"),
+        DirectResume direct = new DirectResume(workers.create("bench-direct"), PARALLEL);
+        OrchestratedResume testServer = OrchestratedResume.onTestServer(workers.create("bench-test-server"));
+        OrchestratedResume devServer = OrchestratedResume.onDevServer(workers.create("bench-dev-server"), tempDir.resolve("dev"),
             tempDir.resolve("dev/temporal.db"), List.of(), UnaryOperator.identity());
-        OrchestratedResume devAsDev = OrchestratedResume.asDevRunsIt(worker("bench-dev-wal"), tempDir.resolve("dev-wal"));
-        OrchestratedResume onCluster = OrchestratedResume.onCluster(worker("bench-cluster"), cluster);
-        PeerResume dbos = DbosPeer.start(worker("bench-dbos"), PARALLEL)) {
-      sessions.establish(id -> testServer.resume(id, ResumeMode.START_FRESH, ResumeOutcome.STARTED_FRESH), workers);
+        OrchestratedResume devAsDev = OrchestratedResume.asDevRunsIt(workers.create("bench-dev-wal"), tempDir.resolve("dev-wal"));
+        OrchestratedResume onCluster = OrchestratedResume.onCluster(workers.create("bench-cluster"), cluster);
+        PeerResume dbos = DbosPeer.start(workers.create("bench-dbos"), PARALLEL)) {
+      sessions.establish(id -> testServer.resume(id, ResumeMode.START_FRESH, ResumeOutcome.STARTED_FRESH), workers.all());
       Way directWay = new Way("direct (activities in process)", direct::resume);
       Way testWay = new Way("workflow, SDK test server",
           (id, lane) -> testServer.resume(id, ResumeMode.RESUME, ResumeOutcome.RESUMED), List::of, "in JVM");
@@ -122,7 +113,9 @@ public class OrchestrationOverheadBenchmark {
         devServer.record(on);
       });
       printSideBySide(machine, main, directWay.name());
-      printSteps(direct, devServer.stepTimes());
+      ActivityStepTimes histories = devServer.stepTimes();
+      printSteps(direct, histories);
+      printHistorySize(histories);
 
       List<ProcessHandle> servers = new ArrayList<>();
       ways.forEach(way -> servers.addAll(way.server().get()));
@@ -139,20 +132,17 @@ public class OrchestrationOverheadBenchmark {
       int n = 0;
       for (Lever lever : levers()) {
         Path dir = tempDir.resolve("lever-" + n++);
-        Components leverWorker = worker("bench-" + dir.getFileName());
+        Components leverWorker = workers.create("bench-" + dir.getFileName());
         try (OrchestratedResume server = OrchestratedResume.onDevServer(leverWorker, dir,
             lever.keepsFile() ? dir.resolve("temporal.db") : null, lever.serverFlags(), lever.tuning())) {
           Map<String, Figures> figures = measure(List.of(directWay, new Way(lever.name(), server)), on -> {});
           levers.put(lever.name(), figures.get(lever.name()));
           directAgain.put(lever.name(), figures.get(directWay.name()));
         } finally {
-          workers.remove(leverWorker);
-          leverWorker.close();
+          workers.close(leverWorker);
         }
       }
       printLevers(machine, levers, directAgain);
-    } finally {
-      workers.forEach(Components::close);
     }
   }
 
@@ -213,25 +203,10 @@ public class OrchestrationOverheadBenchmark {
       assertThat(List.of(spent.server(), spent.jvm(), spent.postgres(), spent.agent()))
           .as("idle CPU ms (server of %s, JVM, PostgreSQL, agent)", way.name()).allMatch(ms -> ms >= 0);
       perSecond.put(way.name(), new CpuMeter.Sample(Math.round(spent.server() / seconds), Math.round(spent.jvm() / seconds),
+          Math.round(spent.jit() / seconds),
           Math.round(spent.postgres() / seconds), Math.round(spent.agent() / seconds)));
     }
     return perSecond;
-  }
-
-  /**
-   * The real parts of one worker, as production builds them. Each way has its own (its own agent
-   * host and launch slots: two workers' launch pollers would hold each other's slots), all on the
-   * same database schema, sessions and agent (program, profile and state directory).
-   */
-  private Components worker(String instance) {
-    // The agent inherits PATH (and HOME, LANG…) from the worker's environment, as in production.
-    Map<String, String> env = new HashMap<>(AgentHostSettings.inheritedFrom(System.getenv()));
-    env.putAll(Map.of("KANDEV_DB_SCHEMA", db.database().schema(), "KANDEV_HOST", "bench-host",
-        "KANDEV_WORKER_INSTANCE", instance));
-    Components components = new Components(Settings.fromEnvironment(env), db.database(), BuiltInAgents.KANDEV,
-        AgentProfiles.of(TestAgent.switchable(modeFile, tempDir.resolve("agent-state"))), RecoveryMetrics.none());
-    workers.add(components);
-    return components;
   }
 
   private List<Lever> levers() {
@@ -250,6 +225,9 @@ public class OrchestrationOverheadBenchmark {
                 .build()),
         new Lever("SQLite file in WAL mode, synchronous=normal", true,
             List.of("--sqlite-pragma", "journal_mode=wal", "--sqlite-pragma", "synchronous=normal"), UnaryOperator.identity()),
+        new Lever("WAL + 20 transfer reads/s per shard (the default)", true,
+            List.of("--sqlite-pragma", "journal_mode=wal", "--sqlite-pragma", "synchronous=normal"),
+            UnaryOperator.identity()),
         new Lever("dev server store in memory (no SQLite file)", false, List.of(), UnaryOperator.identity()),
         new Lever("in memory + eager activity execution", false,
             List.of("--dynamic-config-value", "system.enableActivityEagerExecution=true"), UnaryOperator.identity()));
@@ -290,7 +268,7 @@ public class OrchestrationOverheadBenchmark {
     long begin = System.nanoTime();
     way.resume().run(sessionId, lane);
     long nanos = System.nanoTime() - begin;
-    sessions.reset(sessionId, workers);
+    sessions.reset(sessionId, workers.all());
     return nanos;
   }
 
@@ -332,7 +310,8 @@ public class OrchestrationOverheadBenchmark {
         historyShortSteps += orchestrated.medianMillis();
       }
     }
-    for (String total : List.of(ActivityStepTimes.WORKFLOW_TASKS, ActivityStepTimes.WHOLE_RUN)) {
+    for (String total : List.of(ActivityStepTimes.WORKFLOW_TASKS, ActivityStepTimes.WORKFLOW_TASK_WAITS,
+        ActivityStepTimes.WHOLE_RUN)) {
       Latencies latencies = inHistory.get(total);
       lines.add(String.format(Locale.ROOT, "| %-34s | %14s | %7.1f / %6.1f | %10s |", total, "-",
           latencies.medianMillis(), latencies.p95Millis(), "-"));
@@ -342,6 +321,19 @@ public class OrchestrationOverheadBenchmark {
             + " step; the seven short steps: %.1f ms called directly, %.1f ms those run as activities (sum of medians;"
             + " local activities are inside the workflow tasks).",
             directShortSteps, historyShortSteps));
+  }
+
+  /**
+   * The events of a resume's history and their size, from the dev server's recorded runs (a
+   * RESUME of a FAILED session that settles: the same on every server). Asserts that each run was
+   * read and that they agree: the same workflow makes the same commands.
+   */
+  private static void printHistorySize(ActivityStepTimes histories) {
+    List<Integer> events = histories.eventsPerRun();
+    List<Integer> bytes = histories.historyBytesPerRun().stream().sorted().toList();
+    assertThat(events).as("events of each recorded run").hasSize(SEQUENTIAL).allMatch(n -> n.equals(events.get(0)));
+    System.out.printf(Locale.ROOT, "%nhistory per resume: %d events, %d bytes (median; %d to %d) over %d runs%n",
+        events.get(0), bytes.get(bytes.size() / 2), bytes.get(0), bytes.get(bytes.size() - 1), bytes.size());
   }
 
   private static void printLevers(String machine, Map<String, Figures> levers, Map<String, Figures> directs) {
@@ -361,14 +353,14 @@ public class OrchestrationOverheadBenchmark {
 
   private static void printCpu(String machine, Map<String, Spent> spent, List<Way> ways, Map<String, CpuMeter.Sample> idle) {
     List<String> lines = new ArrayList<>();
-    lines.add(String.format(Locale.ROOT, "| %-44s | %9s | %9s | %10s | %10s | %9s | %9s | %12s |",
-        "way", "wall ms", "server", "worker JVM", "PostgreSQL", "agent", "total", "server idle/s"));
+    lines.add(String.format(Locale.ROOT, "| %-44s | %9s | %9s | %10s | %9s | %10s | %9s | %9s | %12s |",
+        "way", "wall ms", "server", "worker JVM", "of it JIT", "PostgreSQL", "agent", "total", "server idle/s"));
     for (Way way : ways) {
       CpuMeter.Sample cpu = spent.get(way.name()).cpu();
       boolean processes = way.noServerProcess() == null;
-      lines.add(String.format(Locale.ROOT, "| %-44s | %9s | %9s | %10s | %10s | %9s | %9s | %12s |", way.name(),
+      lines.add(String.format(Locale.ROOT, "| %-44s | %9s | %9s | %10s | %9s | %10s | %9s | %9s | %12s |", way.name(),
           perResume(spent.get(way.name()).wallMillis()), processes ? perResume(cpu.server()) : way.noServerProcess(),
-          perResume(cpu.jvm()), perResume(cpu.postgres()), perResume(cpu.agent()), perResume(cpu.total()),
+          perResume(cpu.jvm()), perResume(cpu.jit()), perResume(cpu.postgres()), perResume(cpu.agent()), perResume(cpu.total()),
           processes ? Long.toString(idle.get(way.name()).server()) : "-"));
     }
     CpuMeter.Sample background = idle.values().iterator().next();
@@ -377,7 +369,8 @@ public class OrchestrationOverheadBenchmark {
             + " wall ms: the phase's wall time per resume. PostgreSQL is every process of both instances (the shared one"
             + " and the cluster's); the worker JVM is this whole JVM (the other ways' idle workers too, and the SDK test"
             + " server's own work).\n  Idle (nothing running, " + ResumeBenchSessions.IDLE_SECONDS + " s), CPU-ms per"
-            + " second: each server in the last column; worker JVM " + background.jvm() + ", PostgreSQL "
+            + " second: each server in the last column; worker JVM " + background.jvm() + " (of it JIT " + background.jit()
+            + "), PostgreSQL "
             + background.postgres() + ", agent " + background.agent() + ". A row's idle share is about its wall ms"
             + " times these rates.");
   }

@@ -38,6 +38,11 @@ final class ProcessCpu {
   }
 
   /** The JVM's own CPU (all its threads). */
+  /** The JIT compiler's time in this JVM so far (its compilations' durations, as HotSpot counts them). */
+  static long jitMillis() {
+    return ManagementFactory.getCompilationMXBean().getTotalCompilationTime();
+  }
+
   static long jvmMillis() {
     return ((OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime() / 1_000_000;
   }
