@@ -32,6 +32,8 @@ import java.util.concurrent.TimeUnit;
 public final class DevTemporalServer implements AutoCloseable {
   private static final Duration READY_WITHIN = Duration.ofSeconds(60);
   private static final Duration STOP_WITHIN = Duration.ofSeconds(20);
+  /** How often its history shard may read new transfer tasks; the same in deploy/temporal/dynamicconfig. */
+  static final int TRANSFER_READS_PER_SECOND = 1000;
   static final String DATABASE_FILE = "temporal.db";
   static final String LOG_FILE = "temporal-server.log";
 
@@ -111,7 +113,10 @@ public final class DevTemporalServer implements AutoCloseable {
         "--db-filename", database.toString(), "--ui-disable-news-fetch", "--log-level", "warn",
         // Write-ahead log: a resume's many small history writes no longer each wait for a full sync
         // (docs/benchmarks.md, "Orchestration overhead"); still durable when a process is killed.
-        "--sqlite-pragma", "journal_mode=wal", "--sqlite-pragma", "synchronous=normal"));
+        "--sqlite-pragma", "journal_mode=wal", "--sqlite-pragma", "synchronous=normal",
+        // The history shard reads its new transfer tasks (a workflow or activity task to dispatch) at
+        // most 20 times a second by default: a resume's three dispatches waited up to 50 ms each.
+        "--dynamic-config-value", "history.transferProcessorMaxPollRPS=" + TRANSFER_READS_PER_SECOND));
     RecoverySearchAttributes.ALL.forEach(key -> command.addAll(List.of("--search-attribute", key.getName() + "=Keyword")));
     try {
       Files.writeString(log, "--- " + Instant.now() + " " + String.join(" ", command) + System.lineSeparator(),
