@@ -163,13 +163,19 @@ public final class AgentActivitiesImpl implements AgentActivities {
     }
   }
 
+  /**
+   * Waits for the launch, recording a heartbeat each {@link LaunchHeartbeat#CALL_EVERY} it is still
+   * under way. Not one at its start: the SDK sends a first heartbeat at once, a server round trip and
+   * a write that a launch done within the interval (most are) does not need — the heartbeat timeout
+   * counts from the start anyway, and a cancellation requested meanwhile reaches the launch with its
+   * first heartbeat, within that interval.
+   */
   private static LaunchResult awaitHeartbeating(CompletableFuture<LaunchResult> launch, ActivityExecutionContext activity) {
     while (true) {
-      activity.heartbeat(null);
       try {
         return launch.get(LaunchHeartbeat.CALL_EVERY.toMillis(), TimeUnit.MILLISECONDS);
       } catch (TimeoutException e) {
-        // still launching
+        activity.heartbeat(null); // still launching
       } catch (ExecutionException e) {
         if (e.getCause() instanceof RuntimeException runtime) {
           throw runtime;

@@ -40,6 +40,9 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
+import dev.kandev.recovery.workflows.resume.LaunchHeartbeat;
+import dev.kandev.recovery.activities.testing.Await;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -147,6 +150,27 @@ class LaunchAgentActivityTest {
     assertThat(host.isRunning(SESSION)).isTrue();
     assertThat(execution().status()).isEqualTo("running");
     assertThat(execution().pid()).isEqualTo(outcome.pid());
+  }
+
+  /**
+   * No heartbeat at the launch's start (the SDK would send it at once: a server round trip and a
+   * write): the first comes once the launch has run for {@link LaunchHeartbeat#CALL_EVERY}, so a
+   * launch done sooner sends none. Held in its handshake, this one runs longer and heartbeats.
+   */
+  @Test
+  void theFirstHeartbeatComesOnlyOnceTheLaunchRanForTheHeartbeatInterval() throws Exception {
+    List<Long> heartbeatNanos = new CopyOnWriteArrayList<>();
+    temporal.setActivityHeartbeatListener(Object.class, details -> heartbeatNanos.add(System.nanoTime()));
+    Fence fence = db.tx(h -> new ResumeLockStore().acquire(h, SESSION, "resume-1", Duration.ofMinutes(5)))
+        .orElseThrow().fence();
+    long started = System.nanoTime();
+    CompletableFuture<LaunchOutcome> launch = launch(fence);
+    Await.until(() -> !heartbeatNanos.isEmpty(), Duration.ofSeconds(30), "a heartbeat of the held launch");
+    Files.writeString(modeFile, "normal");
+    launch.get(30, TimeUnit.SECONDS);
+
+    assertThat(Duration.ofNanos(heartbeatNanos.get(0) - started)).as("time to the first heartbeat")
+        .isGreaterThanOrEqualTo(LaunchHeartbeat.CALL_EVERY);
   }
 
   @Test

@@ -6,7 +6,8 @@ import java.util.Map;
 
 /**
  * How a launch shows it is alive, and how long a silent one is given. The launch activity calls
- * heartbeat every {@link #CALL_EVERY}; the worker sends one to the server at most every {@link
+ * heartbeat every {@link #CALL_EVERY} it is still under way (not at its start: a launch done sooner
+ * sends none, one server round trip fewer); the worker sends one to the server at most every {@link
  * #SEND_EVERY} (the SDK's throttle, otherwise 80% of the timeout); the server fails a launch it has
  * not heard from for the heartbeat timeout ({@link #TIMEOUT} unless the worker is configured
  * otherwise).
@@ -15,7 +16,8 @@ import java.util.Map;
  * any stall shorter than the timeout minus one send interval (55 s with the defaults), while a dead
  * worker's launch is failed and compensated only after the timeout (60 s, the same time after which
  * a worker that stopped beating in {@code worker_presence} counts as gone). A cancellation reaches
- * the launch with the next heartbeat's answer, within {@link #SEND_EVERY}, whatever the timeout.
+ * the launch with the next heartbeat's answer: within {@link #CALL_EVERY} of its start, then within
+ * {@link #SEND_EVERY}, whatever the timeout.
  */
 public final class LaunchHeartbeat {
   /** The default heartbeat timeout of the launch step. */
