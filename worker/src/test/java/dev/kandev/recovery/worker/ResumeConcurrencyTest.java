@@ -98,7 +98,7 @@ public class ResumeConcurrencyTest {
         .isInstanceOf(WorkflowFailedException.class)
         .hasCauseInstanceOf(CanceledFailure.class);
     WorkflowExecutionHistory history = harness.history("s1");
-    RecordedHistories.recordIfAsked(history, "fewer-events-resume-cancelled");
+    RecordedHistories.recordIfAsked(history, "one-upsert-resume-cancelled");
     assertThat(HistorySteps.scheduledTypes(history)).as("nothing ran on a host, so nothing is stopped")
         .contains("LaunchAgent").doesNotContain("StopAgent");
     assertThat(harness.state("s1")).isEqualTo(CREATED);

@@ -90,7 +90,7 @@ public class ResumeSessionWorkflowTest {
     assertThat(failure.sessionState()).isEqualTo(FAILED);
     harness.assertRecoverable("s1", FAILED, token);
     assertThat(db.tx((Handle h) -> harness.sessions().get(h, "s1")).errorMessage()).contains("AGENT_EXITED_BEFORE_INITIALIZE");
-    RecordedHistories.recordIfAsked(harness.history("s1"), "fewer-events-resume-launch-failure-compensated");
+    RecordedHistories.recordIfAsked(harness.history("s1"), "one-upsert-resume-launch-failure-compensated");
 
     harness.agentMode("normal");
     ResumeResult next = harness.resume("s1", ResumeMode.RESUME);
@@ -139,7 +139,7 @@ public class ResumeSessionWorkflowTest {
     String leaseToken = leaseReply.replaceAll("(?s).*KANDEV_CREDENTIAL_LEASE=([A-Za-z0-9_-]{43}).*", "$1");
     assertThat(leaseToken).hasSize(43);
     harness.knownSecret(leaseToken);
-    RecordedHistories.recordIfAsked(harness.history("s1"), "fewer-events-resume-success-github");
+    RecordedHistories.recordIfAsked(harness.history("s1"), "one-upsert-resume-success-github");
   }
 
   @Test
@@ -179,7 +179,7 @@ public class ResumeSessionWorkflowTest {
     assertThat(failure.failureType()).isEqualTo("CREDENTIAL_SCOPE_DENIED");
     assertThat(statesAtLeaseBoundary).containsExactly(STARTING);
     harness.assertRecoverable("s1", FAILED, token);
-    RecordedHistories.recordIfAsked(harness.history("s1"), "fewer-events-resume-credential-rejected");
+    RecordedHistories.recordIfAsked(harness.history("s1"), "one-upsert-resume-credential-rejected");
   }
 
   @Test
@@ -205,7 +205,7 @@ public class ResumeSessionWorkflowTest {
     assertThat(fresh.loaded()).isFalse();
     assertThat(fresh.providerSessionId()).isNotEqualTo(old).isNotBlank();
     assertThat(harness.identity("s1")).isEqualTo(new SessionIdentity(fresh.providerSessionId(), fresh.providerSessionId()));
-    RecordedHistories.recordIfAsked(harness.history("s1"), "fewer-events-resume-start-fresh");
+    RecordedHistories.recordIfAsked(harness.history("s1"), "one-upsert-resume-start-fresh");
   }
 
   @Test

@@ -60,7 +60,7 @@ public class ResumeWorkerFailoverTest {
 
     Components replacement = harness.replaceWorker("worker-b");
     ResumeResult result = resume.await(Duration.ofMinutes(2));
-    RecordedHistories.recordIfAsked(harness.history("s1"), "fewer-events-resume-worker-died-after-starting");
+    RecordedHistories.recordIfAsked(harness.history("s1"), "one-upsert-resume-worker-died-after-starting");
 
     assertThat(result.finalState()).isEqualTo(WAITING_FOR_INPUT);
     assertThat(result.loaded()).isTrue();
@@ -112,7 +112,7 @@ public class ResumeWorkerFailoverTest {
     String token = harness.establishedSession("s1", FAILED);
     harness.gitHubBacked("s1", "github_app");
     ResumeResult result = resumeReplacingTheWorkerAfter("issueCredentialLeaseForAttempt").await(Duration.ofMinutes(2));
-    RecordedHistories.recordIfAsked(harness.history("s1"), "fewer-events-resume-worker-died-after-lease");
+    RecordedHistories.recordIfAsked(harness.history("s1"), "one-upsert-resume-worker-died-after-lease");
 
     assertThat(result.finalState()).isEqualTo(WAITING_FOR_INPUT);
     assertThat(result.providerSessionId()).isEqualTo(token);
@@ -145,7 +145,7 @@ public class ResumeWorkerFailoverTest {
     String snapshotBefore = harness.snapshotJson("s1");
     harness.gitHubBacked("s1", "github_app");
     ResumeFailure failure = awaitFailure(resumeReplacingTheWorkerAfter(localStep));
-    RecordedHistories.recordIfAsked(harness.history("s1"), "fewer-events-resume-agent-lost-after-" + localStep);
+    RecordedHistories.recordIfAsked(harness.history("s1"), "one-upsert-resume-agent-lost-after-" + localStep);
 
     assertThat(failure.step()).isEqualTo(ResumeStep.SETTLE_SESSION);
     assertThat(failure.failureType()).isEqualTo("AGENT_LOST");
@@ -194,7 +194,7 @@ public class ResumeWorkerFailoverTest {
     harness.replaceWorker("worker-b");
     harness.agentMode("normal"); // the dead worker's agent may now finish its handshake: nobody wants it
     ResumeFailure failure = awaitFailure(resume);
-    RecordedHistories.recordIfAsked(harness.history("s1"), "fewer-events-resume-worker-died-during-launch");
+    RecordedHistories.recordIfAsked(harness.history("s1"), "one-upsert-resume-worker-died-during-launch");
 
     // The launch is never retried by itself (its heartbeat stopped with the worker): the session
     // is back where it was, and the user's next Resume loads the same provider session.

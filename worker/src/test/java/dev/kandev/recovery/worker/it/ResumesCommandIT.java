@@ -58,6 +58,8 @@ public class ResumesCommandIT {
     assertThat(failed.get(1)).contains("resume-session-s1", "READ_CONTEXT");
     List<String> stillRunning = rows(1, "resumes", "--running");
     assertThat(stillRunning.get(0)).contains("resume-session-s3", running.runId(), "RUNNING", "LAUNCH_AGENT");
+    // By its session while it runs (its search attributes are set as it ends): the session filter is its workflow id.
+    assertThat(rows(1, "resumes", "--session", "s3", "--running").get(0)).contains(running.runId(), "RUNNING");
 
     KandevProcess.Result refused = KandevProcess.run(cluster.cliEnvironment(), cluster.logDir(), Duration.ofMinutes(1),
         "resumes", "--session", "s1' OR 'x' = 'x");

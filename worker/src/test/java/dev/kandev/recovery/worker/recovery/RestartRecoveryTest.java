@@ -79,7 +79,7 @@ public class RestartRecoveryTest {
     backendDiesWithItsAgent("s1");
 
     ResumeResult resumed = restartAndAwaitAutomaticResume("s1");
-    RecordedHistories.recordIfAsked(harness.history("s1"), "fewer-events-resume-restart-recovery");
+    RecordedHistories.recordIfAsked(harness.history("s1"), "one-upsert-resume-restart-recovery");
 
     assertThat(resumed.loaded()).isTrue();
     assertThat(resumed.providerSessionId()).isEqualTo(token);

@@ -1,19 +1,20 @@
 package dev.kandev.recovery.workflows.client;
 
 import static dev.kandev.recovery.workflows.RecoverySearchAttributes.OUTCOME;
-import static dev.kandev.recovery.workflows.RecoverySearchAttributes.SESSION_ID;
 import static dev.kandev.recovery.workflows.RecoverySearchAttributes.TASK_ID;
 
 import dev.kandev.recovery.workflows.resume.ResumeOutcome;
+import dev.kandev.recovery.workflows.resume.ResumeRequest;
 import dev.kandev.recovery.workflows.resume.ResumeSessionWorkflow;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
  * Which resumes to list: each criterion that is set narrows the list (a visibility query on the
- * search attributes the resume sets).
+ * search attributes the resume sets, and on its workflow id for the session).
  *
- * @param sessionId {@code KandevSessionId}; null: any
+ * @param sessionId the session, by the workflow id of its resumes (set at their start, so a running
+ *     resume is found too; {@code KandevSessionId} is set as it ends); null: any
  * @param taskId {@code KandevTaskId}; null: any
  * @param outcome {@code KandevOutcome} ({@code RESUMED}, {@code STARTED_FRESH}, {@code FAILED},
  *     {@code CANCELLED}; {@code FAILED} also finds the {@code REJECTED} of resumes from before one
@@ -31,12 +32,12 @@ public record ResumeFilter(String sessionId, String taskId, String outcome, bool
     return new ResumeFilter(null, null, null, false);
   }
 
-  /** The List Filter, e.g. {@code WorkflowType = 'ResumeSessionWorkflow' AND KandevSessionId = 's-1'}. */
+  /** The List Filter, e.g. {@code WorkflowType = 'ResumeSessionWorkflow' AND WorkflowId = 'resume-session-s-1'}. */
   public String query() {
     List<String> terms = new ArrayList<>();
     terms.add("WorkflowType = '" + ResumeSessionWorkflow.TYPE + "'");
     if (sessionId != null) {
-      terms.add(SESSION_ID.getName() + " = '" + sessionId + "'");
+      terms.add("WorkflowId = '" + ResumeRequest.workflowId(sessionId) + "'");
     }
     if (taskId != null) {
       terms.add(TASK_ID.getName() + " = '" + taskId + "'");

@@ -30,44 +30,54 @@ final class ResumeChanges {
    * and the progress lines).
    */
   static final String FEWER_EVENTS = "fewer-events";
+  /**
+   * Version 2 of {@link #FEWER_EVENTS} (the same marker): the search attributes are set in one upsert,
+   * with the outcome, when the resume ends (the starter sets the session's at the start).
+   */
+  static final int ONE_UPSERT = 2;
 
-  private final boolean fewerEvents;
+  /** The run's version of {@link #FEWER_EVENTS}. */
+  private final int version;
 
-  private ResumeChanges(boolean fewerEvents) {
-    this.fewerEvents = fewerEvents;
+  private ResumeChanges(int version) {
+    this.version = version;
   }
 
   /** The run's changes; asks {@link #FEWER_EVENTS}, so it comes before any other command of the run. */
   static ResumeChanges ask() {
-    return new ResumeChanges(takes(FEWER_EVENTS));
+    return new ResumeChanges(Workflow.getVersion(FEWER_EVENTS, Workflow.DEFAULT_VERSION, ONE_UPSERT));
   }
 
   boolean fewerEvents() {
-    return fewerEvents;
+    return version != Workflow.DEFAULT_VERSION;
+  }
+
+  boolean oneUpsert() {
+    return version >= ONE_UPSERT;
   }
 
   boolean hostQueues() {
-    return fewerEvents || takes(HOST_QUEUES);
+    return fewerEvents() || takes(HOST_QUEUES);
   }
 
   boolean localStoreSteps() {
-    return fewerEvents || takes(LOCAL_STORE_STEPS);
+    return fewerEvents() || takes(LOCAL_STORE_STEPS);
   }
 
   boolean hostWaitField() {
-    return fewerEvents || takes(HOST_WAIT_FIELD);
+    return fewerEvents() || takes(HOST_WAIT_FIELD);
   }
 
   boolean oneFailedOutcome() {
-    return fewerEvents || takes(ONE_FAILED_OUTCOME);
+    return fewerEvents() || takes(ONE_FAILED_OUTCOME);
   }
 
   boolean localCredentialLease() {
-    return fewerEvents || takes(LOCAL_CREDENTIAL_LEASE);
+    return fewerEvents() || takes(LOCAL_CREDENTIAL_LEASE);
   }
 
   boolean unstartedLaunchCancel() {
-    return fewerEvents || takes(UNSTARTED_LAUNCH_CANCEL);
+    return fewerEvents() || takes(UNSTARTED_LAUNCH_CANCEL);
   }
 
   private static boolean takes(String changeId) {

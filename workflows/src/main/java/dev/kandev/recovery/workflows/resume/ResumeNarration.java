@@ -5,6 +5,7 @@ import static dev.kandev.recovery.workflows.RecoverySearchAttributes.OUTCOME;
 import static dev.kandev.recovery.workflows.RecoverySearchAttributes.SESSION_ID;
 import static dev.kandev.recovery.workflows.RecoverySearchAttributes.TASK_ID;
 
+import io.temporal.common.SearchAttributeUpdate;
 import io.temporal.workflow.Workflow;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,7 +28,11 @@ final class ResumeNarration {
   private String summary = "";
   /** Set in one upsert with the task and agent, no memo ({@link ResumeChanges#FEWER_EVENTS}). */
   private boolean fewerEvents;
+  /** All set in one upsert with the outcome ({@link ResumeChanges#ONE_UPSERT}). */
+  private boolean oneUpsert;
   private boolean sessionSearchable;
+  /** The context read, for {@link ResumeChanges#ONE_UPSERT}'s upsert: null until then. */
+  private ResumeContext context;
 
   /** The resume of {@code request} began (the progress query names its session and mode). */
   void began(ResumeRequest request) {
@@ -37,10 +42,12 @@ final class ResumeNarration {
   /**
    * The request is valid. Runs from before {@link ResumeChanges#FEWER_EVENTS} make the resume
    * searchable by its session ({@code KandevSessionId}) at once; later ones set it with the task and
-   * agent ({@link #describe}), or with the outcome if the resume ends before it read its context.
+   * agent ({@link #describe}), or with the outcome if the resume ends before it read its context;
+   * since {@link ResumeChanges#ONE_UPSERT} all of them with the outcome.
    */
   void valid(ResumeChanges changes) {
     fewerEvents = changes.fewerEvents();
+    oneUpsert = changes.oneUpsert();
     if (!fewerEvents) {
       Workflow.upsertTypedSearchAttributes(SESSION_ID.valueSet(request.sessionId()));
       sessionSearchable = true;
@@ -79,7 +86,9 @@ final class ResumeNarration {
         + " of session " + context.sessionId() + " (task " + context.taskId() + ", agent " + context.agentId()
         + ") from " + context.priorState() + ", reason " + request.reason()
         + (request.requestedBy().isEmpty() ? "" : ", requested by " + request.requestedBy());
-    if (fewerEvents) {
+    if (oneUpsert) {
+      this.context = context;
+    } else if (fewerEvents) {
       Workflow.upsertTypedSearchAttributes(SESSION_ID.valueSet(request.sessionId()),
           TASK_ID.valueSet(context.taskId()), AGENT_ID.valueSet(context.agentId()));
       sessionSearchable = true;
@@ -90,14 +99,24 @@ final class ResumeNarration {
     note(summary);
   }
 
-  /** The resume's outcome as the listing filters by it ({@code KandevOutcome}), with its session if not set yet. */
+  /**
+   * The resume's outcome as the listing filters by it ({@code KandevOutcome}), with its session if not
+   * set yet, and (since {@link ResumeChanges#ONE_UPSERT}) its task and agent once its context was read.
+   */
   void outcome(String outcome) {
-    if (sessionSearchable) {
+    if (oneUpsert) {
+      List<SearchAttributeUpdate<?>> updates = new ArrayList<>(List.of(SESSION_ID.valueSet(request.sessionId())));
+      if (context != null) {
+        updates.addAll(List.of(TASK_ID.valueSet(context.taskId()), AGENT_ID.valueSet(context.agentId())));
+      }
+      updates.add(OUTCOME.valueSet(outcome));
+      Workflow.upsertTypedSearchAttributes(updates.toArray(SearchAttributeUpdate<?>[]::new));
+    } else if (sessionSearchable) {
       Workflow.upsertTypedSearchAttributes(OUTCOME.valueSet(outcome));
     } else {
       Workflow.upsertTypedSearchAttributes(SESSION_ID.valueSet(request.sessionId()), OUTCOME.valueSet(outcome));
-      sessionSearchable = true;
     }
+    sessionSearchable = true;
   }
 
   /** What the Web UI shows once the resume is done. */

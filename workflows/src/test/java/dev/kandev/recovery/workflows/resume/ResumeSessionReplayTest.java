@@ -57,7 +57,14 @@ class ResumeSessionReplayTest {
     "fewer-events-resume-cancelled", "fewer-events-resume-restart-recovery",
     "fewer-events-resume-worker-died-after-starting", "fewer-events-resume-worker-died-after-lease",
     "fewer-events-resume-worker-died-during-launch", "fewer-events-resume-agent-lost-after-settleSession",
-    "fewer-events-resume-agent-lost-after-releaseResumeLock"
+    "fewer-events-resume-agent-lost-after-releaseResumeLock",
+    // Since version 2 of "fewer-events": the search attributes in one upsert with the outcome.
+    "one-upsert-resume-success-github", "one-upsert-resume-launch-failure-compensated",
+    "one-upsert-resume-credential-rejected", "one-upsert-resume-start-fresh", "one-upsert-resume-rejected",
+    "one-upsert-resume-cancelled", "one-upsert-resume-restart-recovery",
+    "one-upsert-resume-worker-died-after-starting", "one-upsert-resume-worker-died-after-lease",
+    "one-upsert-resume-worker-died-during-launch", "one-upsert-resume-agent-lost-after-settleSession",
+    "one-upsert-resume-agent-lost-after-releaseResumeLock"
   })
   void recordedHistoryReplaysDeterministically(String name) throws Exception {
     replay.replay(name);
