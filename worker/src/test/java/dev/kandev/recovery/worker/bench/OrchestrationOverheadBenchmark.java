@@ -223,11 +223,11 @@ public class OrchestrationOverheadBenchmark {
                 .setMaxConcurrentWorkflowTaskPollers(2)
                 .setMaxConcurrentActivityTaskPollers(2)
                 .build()),
-        new Lever("SQLite file in WAL mode, synchronous=normal", true,
+        new Lever("WAL, synchronous=normal (20 transfer reads/s)", true,
             List.of("--sqlite-pragma", "journal_mode=wal", "--sqlite-pragma", "synchronous=normal"), UnaryOperator.identity()),
-        new Lever("WAL + 20 transfer reads/s per shard (the default)", true,
-            List.of("--sqlite-pragma", "journal_mode=wal", "--sqlite-pragma", "synchronous=normal"),
-            UnaryOperator.identity()),
+        new Lever("WAL + 1000 transfer reads/s (dev's flags)", true,
+            List.of("--sqlite-pragma", "journal_mode=wal", "--sqlite-pragma", "synchronous=normal",
+                "--dynamic-config-value", "history.transferProcessorMaxPollRPS=1000"), UnaryOperator.identity()),
         new Lever("dev server store in memory (no SQLite file)", false, List.of(), UnaryOperator.identity()),
         new Lever("in memory + eager activity execution", false,
             List.of("--dynamic-config-value", "system.enableActivityEagerExecution=true"), UnaryOperator.identity()));
