@@ -18,26 +18,13 @@ import jdk.jfr.consumer.RecordingFile;
 /**
  * A Java Flight Recorder profile of this JVM over one phase: its execution samples, each charged to
  * the library of its first frame outside the JDK (who asked for the work: a HashMap lookup inside
- * Jackson is Jackson's), and to that frame's method.
+ * Jackson is Jackson's), and to that frame's method; the JIT compiler's time (its compilations'
+ * durations, which no Java sample shows) and the collectors'.
  */
-final class JfrProfile {
+record JfrProfile(Map<String, Integer> samplesByLibrary, Map<String, Integer> samplesByMethod, int samples,
+    double compileMillis, double gcMillis) {
   /** Libraries by package prefix, most specific first; a frame of none of them is "other". */
   private static final Map<String, String> LIBRARIES = libraries();
-
-  private final Map<String, Integer> byLibrary;
-  private final Map<String, Integer> byMethod;
-  private final int samples;
-  private final double compileMillis;
-  private final double gcMillis;
-
-  private JfrProfile(Map<String, Integer> byLibrary, Map<String, Integer> byMethod, int samples, double compileMillis,
-      double gcMillis) {
-    this.byLibrary = byLibrary;
-    this.byMethod = byMethod;
-    this.samples = samples;
-    this.compileMillis = compileMillis;
-    this.gcMillis = gcMillis;
-  }
 
   /** Records {@code phase} with the JDK's "profile" settings (a Java sample every 10 ms per thread) into {@code file}. */
   static JfrProfile of(Path file, Phase phase) throws Exception {
@@ -54,37 +41,6 @@ final class JfrProfile {
   @FunctionalInterface
   interface Phase {
     void run() throws Exception;
-  }
-
-  int samples() {
-    return samples;
-  }
-
-  /** The JIT compiler's time (its compilations' durations), which no Java sample shows. */
-  double compileMillis() {
-    return compileMillis;
-  }
-
-  /** The collectors' time (their collections' durations). */
-  double gcMillis() {
-    return gcMillis;
-  }
-
-  /** Each library's share of the samples. */
-  Map<String, Double> libraryShares() {
-    return shares(byLibrary);
-  }
-
-  /** Each method's share (the first frame outside the JDK), the most sampled first. */
-  Map<String, Double> methodShares() {
-    return shares(byMethod);
-  }
-
-  private Map<String, Double> shares(Map<String, Integer> counts) {
-    Map<String, Double> shares = new LinkedHashMap<>();
-    counts.entrySet().stream().sorted(Map.Entry.<String, Integer>comparingByValue().reversed())
-        .forEach(e -> shares.put(e.getKey(), samples == 0 ? 0 : e.getValue() / (double) samples));
-    return shares;
   }
 
   private static Configuration profileSettings() throws IOException, ParseException {
@@ -115,7 +71,7 @@ final class JfrProfile {
       String method = frame == null ? "(JDK only)" : simpleName(type) + "." + frame.getMethod().getName();
       byMethod.merge(method, 1, Integer::sum);
     }
-    return new JfrProfile(byLibrary, byMethod, samples, compileMillis, gcMillis);
+    return new JfrProfile(Map.copyOf(byLibrary), Map.copyOf(byMethod), samples, compileMillis, gcMillis);
   }
 
   private static RecordedFrame firstOutsideJdk(RecordedStackTrace stack) {

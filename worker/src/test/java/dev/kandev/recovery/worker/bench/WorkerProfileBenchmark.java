@@ -11,12 +11,16 @@ import dev.kandev.recovery.workflows.resume.ResumeMode;
 import dev.kandev.recovery.workflows.resume.ResumeOutcome;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Function;
+import java.util.function.ToDoubleFunction;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -43,7 +47,13 @@ public class WorkerProfileBenchmark {
 
   private record Way(String name, ResumeBenchSessions.FirstLaunch resume) {}
 
-  private record Profiled(JfrProfile profile, double jvmMillisPerResume) {}
+  /** A way's profile, its JVM's CPU per resume, and the SDK's timers that moved meanwhile. */
+  private record Profiled(JfrProfile profile, double jvmMillisPerResume, Map<String, SdkTimers.Figure> timers) {
+    /** Samples as sampled CPU-ms per resume. */
+    double perResume(int samples) {
+      return samples * SAMPLE_MILLIS / RESUMES;
+    }
+  }
 
   @Test
   public void workerProfile() throws Exception {
@@ -57,7 +67,6 @@ public class WorkerProfileBenchmark {
       List<Way> ways = List.of(new Way("direct", id -> direct.resume(id, 0)),
           new Way("dev as `dev` runs it", id -> devAsDev.resume(id, ResumeMode.RESUME, ResumeOutcome.RESUMED)));
       Map<String, Profiled> profiles = new LinkedHashMap<>();
-      Map<String, SdkTimers.Figure> timers = Map.of();
       for (Way way : ways) {
         run(way, WARM_UP, sessions, workers.all());
         SdkTimers.Snapshot timersBefore = sdkMeters.snapshot();
@@ -65,15 +74,13 @@ public class WorkerProfileBenchmark {
         file.getParent().toFile().mkdirs();
         long before = ProcessCpu.jvmMillis();
         JfrProfile profile = JfrProfile.of(file, () -> run(way, RESUMES, sessions, workers.all()));
-        profiles.put(way.name(), new Profiled(profile, (ProcessCpu.jvmMillis() - before) / (double) RESUMES));
-        if (way.name().startsWith("dev")) {
-          timers = sdkMeters.snapshot().minus(timersBefore);
-        }
+        profiles.put(way.name(), new Profiled(profile, (ProcessCpu.jvmMillis() - before) / (double) RESUMES,
+            sdkMeters.snapshot().minus(timersBefore)));
         assertThat(profile.samples()).as("Java samples of %s", way.name()).isPositive();
         System.out.println("recording of " + way.name() + ": " + file);
       }
       print(Machine.describe(db.dataSource()), profiles);
-      printTimers(timers);
+      printTimers(ways.get(1).name(), profiles.get(ways.get(1).name()).timers());
     }
   }
 
@@ -93,44 +100,54 @@ public class WorkerProfileBenchmark {
         + " unrecorded) ==");
     System.out.println("machine: " + machine);
     System.out.println(row("", names));
-    System.out.println(row("JVM process CPU-ms", names.stream().map(n -> fmt(profiles.get(n).jvmMillisPerResume())).toList()));
-    System.out.println(row("Java samples x 10 ms", names.stream().map(n -> fmt(profiles.get(n).profile().samples() * SAMPLE_MILLIS / RESUMES)).toList()));
-    System.out.println(row("JIT compilations, ms", names.stream().map(n -> fmt(profiles.get(n).profile().compileMillis() / RESUMES)).toList()));
-    System.out.println(row("GC, ms", names.stream().map(n -> fmt(profiles.get(n).profile().gcMillis() / RESUMES)).toList()));
-    table("by library (first frame outside the JDK), sampled CPU-ms per resume", profiles, names,
-        JfrProfile::libraryShares, Integer.MAX_VALUE);
-    table("top methods (first frame outside the JDK), sampled CPU-ms per resume", profiles, names,
-        JfrProfile::methodShares, 25);
+    System.out.println(row("JVM process CPU-ms", cells(profiles, Profiled::jvmMillisPerResume)));
+    System.out.println(row("Java samples x 10 ms", cells(profiles, p -> p.perResume(p.profile().samples()))));
+    System.out.println(row("JIT compilations, ms", cells(profiles, p -> p.profile().compileMillis() / RESUMES)));
+    System.out.println(row("GC, ms", cells(profiles, p -> p.profile().gcMillis() / RESUMES)));
+    table("by library (first frame outside the JDK), sampled CPU-ms per resume", profiles,
+        JfrProfile::samplesByLibrary, Integer.MAX_VALUE);
+    table("top methods (first frame outside the JDK), sampled CPU-ms per resume", profiles,
+        JfrProfile::samplesByMethod, 25);
     System.out.println("  a sample is a Java thread seen running Java code (10 ms period); the JIT compiler, GC and"
         + " native code are in the process CPU, not in the samples.");
     System.out.flush();
   }
 
-  /** The SDK's own timers over the dev way's recorded resumes: where a resume's time goes, worker side. */
-  private static void printTimers(Map<String, SdkTimers.Figure> timers) {
+  /** The SDK's own timers over {@code way}'s recorded resumes: where a resume's time goes, worker side. */
+  private static void printTimers(String way, Map<String, SdkTimers.Figure> timers) {
     System.out.println();
-    System.out.println("-- the SDK's timers, dev as `dev` runs it: per resume, count and mean ms --");
+    System.out.println("-- the SDK's timers, " + way + ": per resume, count and mean ms --");
     timers.forEach((name, figure) -> System.out.println(row(name,
         List.of(fmt(figure.count() / (double) RESUMES), fmt(figure.meanMillis())))));
     System.out.flush();
   }
 
-  private static void table(String title, Map<String, Profiled> profiles, List<String> names,
-      java.util.function.Function<JfrProfile, Map<String, Double>> shares, int limit) {
+  /**
+   * One row per key of {@code samples} (libraries or methods) over every way, sampled CPU-ms per
+   * resume, the most for the last way first, at most {@code limit}.
+   */
+  private static void table(String title, Map<String, Profiled> profiles,
+      Function<JfrProfile, Map<String, Integer>> samples, int limit) {
     System.out.println();
     System.out.println("-- " + title + " --");
+    Map<String, Map<String, Double>> msByWay = new LinkedHashMap<>();
+    profiles.forEach((way, p) -> {
+      Map<String, Double> ms = new HashMap<>();
+      samples.apply(p.profile()).forEach((key, n) -> ms.put(key, p.perResume(n)));
+      msByWay.put(way, ms);
+    });
+    Map<String, Double> last = List.copyOf(msByWay.values()).get(msByWay.size() - 1);
     Set<String> keys = new LinkedHashSet<>();
-    names.forEach(n -> keys.addAll(shares.apply(profiles.get(n).profile()).keySet()));
+    msByWay.values().forEach(ms -> keys.addAll(ms.keySet()));
     keys.stream()
-        .sorted((a, b) -> Double.compare(ms(profiles.get(names.get(names.size() - 1)), shares, b),
-            ms(profiles.get(names.get(names.size() - 1)), shares, a)))
+        .sorted(Comparator.comparingDouble((String key) -> last.getOrDefault(key, 0.0)).reversed())
         .limit(limit)
-        .forEach(key -> System.out.println(row(key, names.stream().map(n -> fmt(ms(profiles.get(n), shares, key))).toList())));
+        .forEach(key -> System.out.println(row(key,
+            msByWay.values().stream().map(ms -> fmt(ms.getOrDefault(key, 0.0))).toList())));
   }
 
-  private static double ms(Profiled profiled, java.util.function.Function<JfrProfile, Map<String, Double>> shares, String key) {
-    JfrProfile profile = profiled.profile();
-    return shares.apply(profile).getOrDefault(key, 0.0) * profile.samples() * SAMPLE_MILLIS / RESUMES;
+  private static List<String> cells(Map<String, Profiled> profiles, ToDoubleFunction<Profiled> figure) {
+    return profiles.values().stream().map(p -> fmt(figure.applyAsDouble(p))).toList();
   }
 
   private static String row(String label, List<String> cells) {

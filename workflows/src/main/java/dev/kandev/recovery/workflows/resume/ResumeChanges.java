@@ -32,7 +32,7 @@ final class ResumeChanges {
   static final String FEWER_EVENTS = "fewer-events";
   /**
    * Version 2 of {@link #FEWER_EVENTS} (the same marker): the search attributes are set in one upsert,
-   * with the outcome, when the resume ends (the starter sets the session's at the start).
+   * with the outcome, when the resume ends (a running resume is found by its workflow id).
    */
   static final int ONE_UPSERT = 2;
 
