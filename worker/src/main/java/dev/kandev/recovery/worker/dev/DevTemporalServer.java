@@ -33,7 +33,7 @@ public final class DevTemporalServer implements AutoCloseable {
   private static final Duration READY_WITHIN = Duration.ofSeconds(60);
   private static final Duration STOP_WITHIN = Duration.ofSeconds(20);
   /** How often its history shard may read new transfer tasks; the same in deploy/temporal/dynamicconfig. */
-  static final int TRANSFER_READS_PER_SECOND = 1000;
+  public static final int TRANSFER_READS_PER_SECOND = 1000;
   static final String DATABASE_FILE = "temporal.db";
   static final String LOG_FILE = "temporal-server.log";
 

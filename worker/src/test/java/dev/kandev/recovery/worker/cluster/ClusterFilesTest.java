@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import dev.kandev.recovery.worker.dev.DevTemporalServer;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -52,6 +53,14 @@ class ClusterFilesTest {
     assertThat(temporal.get("volumes").toString()).contains("./deploy/temporal/dynamicconfig:/etc/temporal/config/dynamicconfig");
     assertThat(Files.readString(REPOSITORY.resolve("scripts/cluster")))
         .contains("DYNAMIC_CONFIG=\"$REPO/deploy/temporal/dynamicconfig/development-sql.yaml\"");
+  }
+
+  @Test
+  void theClusterDispatchesTasksAsFastAsDevsServer() throws IOException {
+    JsonNode dynamicConfig = yaml.readTree(REPOSITORY.resolve("deploy/temporal/dynamicconfig/development-sql.yaml").toFile());
+    assertThat(dynamicConfig.at("/history.transferProcessorMaxPollRPS/0/value").asInt())
+        .as("transfer reads per second per shard: the cluster's and compose's, and dev's server flag")
+        .isEqualTo(DevTemporalServer.TRANSFER_READS_PER_SECOND);
   }
 
   /** A version scripts/setup-dev (what dev needs) or scripts/setup (what only the tests need) pins. */
