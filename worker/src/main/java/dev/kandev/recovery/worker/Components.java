@@ -87,6 +87,7 @@ public final class Components implements AutoCloseable {
   private final ExecutorsRunningStore executors;
   private final WorkerPresenceStore presence;
   private final UnownedAgentReaper reaper;
+  private final Path credentialHelper;
   private final GitCredentialEnvironment credentialEnvironment;
   private final LaunchSlots launchSlots;
   /** Launches run here while their activities heartbeat; the launch slots bound how many at once. */
@@ -131,7 +132,8 @@ public final class Components implements AutoCloseable {
         transactions, identities, executors, layoutStores.transcript());
     // A lease redeems only for its session's agent on this worker, or that agent's descendants.
     this.redemption = CredentialRedemptionServer.start(broker, settings.credentialBrokerPort(), agentHost::agentProcess);
-    this.credentialEnvironment = new GitCredentialEnvironment(redemption.url(), installCredentialHelper());
+    this.credentialHelper = installCredentialHelper();
+    this.credentialEnvironment = new GitCredentialEnvironment(redemption.url(), credentialHelper);
     this.reaper = new UnownedAgentReaper(agentHost, transactions, sessions, executors);
     metrics.agentsRunning(() -> agentHost.runningExecutions().size());
     this.launchSlots = new LaunchSlots(settings.launchLimits(), () -> agentHost.runningExecutions().size());
@@ -223,6 +225,11 @@ public final class Components implements AutoCloseable {
     return agentHost;
   }
 
+  /** The git credential helper this worker's agents run, in a temporary directory of its own until {@link #close}. */
+  public Path credentialHelper() {
+    return credentialHelper;
+  }
+
   private static Path installCredentialHelper() {
     try {
       return CredentialHelper.install(Files.createTempDirectory("kandev-credential-helper"));
@@ -231,7 +238,10 @@ public final class Components implements AutoCloseable {
     }
   }
 
-  /** Stops the agents this worker runs and the redemption endpoint, once; the database is the caller's. */
+  /**
+   * Stops the agents this worker runs and the redemption endpoint, and removes the credential helper,
+   * once; the database is the caller's.
+   */
   @Override
   public void close() {
     if (!closed.compareAndSet(false, true)) {
@@ -240,5 +250,6 @@ public final class Components implements AutoCloseable {
     agentHost.close();
     launchThreads.shutdown();
     redemption.close();
+    CredentialHelper.uninstall(credentialHelper);
   }
 }

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -34,6 +35,26 @@ public final class CredentialHelper {
       return target;
     } catch (IOException e) {
       throw new UncheckedIOException("cannot install the git credential helper into " + directory, e);
+    }
+  }
+
+  /**
+   * Removes a helper {@link #install} wrote, and its directory once nothing else is in it; a helper
+   * already gone is no error. Call it when no agent can run git with it any more.
+   */
+  public static void uninstall(Path helper) {
+    try {
+      Files.deleteIfExists(helper);
+      Path directory = helper.getParent();
+      try (var left = Files.list(directory)) {
+        if (left.findAny().isEmpty()) {
+          Files.deleteIfExists(directory);
+        }
+      }
+    } catch (NoSuchFileException gone) {
+      // its directory was removed already
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot remove the git credential helper " + helper, e);
     }
   }
 }

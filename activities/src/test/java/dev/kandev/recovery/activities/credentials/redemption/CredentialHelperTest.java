@@ -1,0 +1,36 @@
+package dev.kandev.recovery.activities.credentials.redemption;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class CredentialHelperTest {
+  @TempDir Path dir;
+
+  @Test
+  void uninstallRemovesTheHelperAndItsEmptiedDirectory() {
+    Path helper = CredentialHelper.install(dir.resolve("helper"));
+    assertThat(helper).isExecutable().hasFileName(CredentialHelper.FILE_NAME);
+
+    CredentialHelper.uninstall(helper);
+
+    assertThat(helper.getParent()).doesNotExist();
+    assertThatCode(() -> CredentialHelper.uninstall(helper)).as("a helper already gone").doesNotThrowAnyException();
+  }
+
+  @Test
+  void uninstallLeavesADirectoryThatHoldsSomethingElse() throws IOException {
+    Path helper = CredentialHelper.install(dir);
+    Path other = Files.writeString(dir.resolve("other"), "kept");
+
+    CredentialHelper.uninstall(helper);
+
+    assertThat(helper).doesNotExist();
+    assertThat(other).hasContent("kept");
+  }
+}
