@@ -3,9 +3,11 @@ package dev.kandev.recovery.activities.agent;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.locks.ReentrantLock;
@@ -141,15 +143,17 @@ final class AgentRegistry {
   /**
    * Stops every agent, all at once: a stop may take twice the stop grace (stdin closed, then
    * SIGTERM), so one after another N agents would take N times that and outlast the grace period a
-   * container gets (Docker, Kubernetes) before its SIGKILL. A launch still in its handshake stops its
-   * own when it gets to register.
+   * container gets (Docker, Kubernetes) before its SIGKILL. A launch in its handshake is stopped as
+   * well (its agent killed, as {@link #stop} does), not left to a handshake that may outlast the
+   * worker; one that had not spawned its agent yet stops its own when it gets to register.
    */
   void close() {
-    List<String> sessionIds;
+    Set<String> sessionIds = new LinkedHashSet<>();
     synchronized (registration) {
       closed = true;
-      sessionIds = new ArrayList<>(running.keySet());
+      sessionIds.addAll(running.keySet());
     }
+    sessionIds.addAll(launching.keySet());
     List<Thread> stops = new ArrayList<>();
     for (String sessionId : sessionIds) {
       Thread stop = new Thread(() -> stop(sessionId), "agent-stop-" + sessionId);
