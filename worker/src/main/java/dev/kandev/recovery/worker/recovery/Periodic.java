@@ -13,10 +13,14 @@ import org.slf4j.LoggerFactory;
  */
 public final class Periodic implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(Periodic.class);
+  /** How long {@link #close} waits for a run under way (a beat's transaction, a reaper's stop). */
+  static final Duration CLOSE_WITHIN = Duration.ofSeconds(5);
   private final ScheduledExecutorService schedule;
+  private final String name;
 
-  private Periodic(ScheduledExecutorService schedule) {
+  private Periodic(ScheduledExecutorService schedule, String name) {
     this.schedule = schedule;
+    this.name = name;
   }
 
   public static Periodic every(Duration interval, String name, Runnable check) {
@@ -33,11 +37,22 @@ public final class Periodic implements AutoCloseable {
       }
     };
     schedule.scheduleWithFixedDelay(logged, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
-    return new Periodic(schedule);
+    return new Periodic(schedule, name);
   }
 
+  /**
+   * Runs the check no more and waits (at most {@link #CLOSE_WITHIN}) for a run under way to end, so
+   * that what the caller does next (a worker recording that it left) comes after it.
+   */
   @Override
   public void close() {
     schedule.shutdownNow();
+    try {
+      if (!schedule.awaitTermination(CLOSE_WITHIN.toMillis(), TimeUnit.MILLISECONDS)) {
+        log.warn("{} still runs {} after it was stopped; not waiting for it any longer", name, CLOSE_WITHIN);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 }
