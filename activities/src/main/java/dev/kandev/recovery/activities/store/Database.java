@@ -65,23 +65,28 @@ public final class Database implements AutoCloseable {
    * Two workers starting at once migrate once: Flyway holds a PostgreSQL advisory lock (transaction-level,
    * {@code pg_try_advisory_xact_lock}, on a key derived from the schema history table's name) around
    * each migration and reads the history again under it; the other worker tries that lock once a second
-   * (docs/upgrades.md "Schema changes").
+   * (docs/upgrades.md "Schema changes"). A check or migration that fails closes this database's pool.
    */
   public Database migrate() {
-    MigrationLimits limits = settings.migration();
-    Flyway flyway = Flyway.configure()
-        .dataSource(migrationConnections(limits))
-        .lockRetryCount(limits.lockTries())
-        .schemas(schema)
-        .createSchemas(true)
-        .locations("classpath:db/migration")
-        .load();
-    SchemaCompatibility.check(flyway, flyway.getConfiguration().getDataSource(), schema);
-    if (layout.isKandev()) {
-      KandevSchemaCheck.check(dataSource, layout);
+    try {
+      MigrationLimits limits = settings.migration();
+      Flyway flyway = Flyway.configure()
+          .dataSource(migrationConnections(limits))
+          .lockRetryCount(limits.lockTries())
+          .schemas(schema)
+          .createSchemas(true)
+          .locations("classpath:db/migration")
+          .load();
+      SchemaCompatibility.check(flyway, flyway.getConfiguration().getDataSource(), schema);
+      if (layout.isKandev()) {
+        KandevSchemaCheck.check(dataSource, layout);
+      }
+      flyway.migrate();
+      return this;
+    } catch (RuntimeException e) {
+      close(); // Database.open(...).migrate() in a try-with-resources: the caller never holds it to close
+      throw e;
     }
-    flyway.migrate();
-    return this;
   }
 
   /** A new connection from the driver at each call, with the migration limits as its connection options. */

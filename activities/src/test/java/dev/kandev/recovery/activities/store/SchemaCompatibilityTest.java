@@ -3,6 +3,7 @@ package dev.kandev.recovery.activities.store;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.zaxxer.hikari.HikariDataSource;
 import dev.kandev.recovery.activities.json.Json;
 import dev.kandev.recovery.activities.testing.TestDatabase;
 import dev.kandev.recovery.workflows.model.Fence;
@@ -47,11 +48,13 @@ class SchemaCompatibilityTest {
     migrateAs(THIS_RELEASE, NEXT_RELEASE, RELEASE_AFTER);
     long applied = db.fixtures().count("SELECT count(*) FROM flyway_schema_history");
 
-    assertThatThrownBy(() -> reopen().migrate())
+    Database refused = reopen();
+    assertThatThrownBy(refused::migrate)
         .isInstanceOf(IncompatibleSchemaException.class)
         .hasMessage("schema " + db.database().schema() + " is at migration 99 and needs a worker that knows migration 99"
             + " or later, but this worker knows migrations up to 13: run that newer release (docs/upgrades.md)");
     assertThat(db.fixtures().count("SELECT count(*) FROM flyway_schema_history")).isEqualTo(applied);
+    assertThat(((HikariDataSource) refused.dataSource()).isClosed()).as("the refused worker's pool closed").isTrue();
 
     Flyway newest = flyway(THIS_RELEASE, NEXT_RELEASE, RELEASE_AFTER);
     SchemaCompatibility.check(newest, db.dataSource(), db.database().schema());
