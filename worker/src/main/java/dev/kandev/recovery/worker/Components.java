@@ -130,9 +130,10 @@ public final class Components implements AutoCloseable {
         this.agentProfiles, settings.acpTimeouts(), settings.permissionPolicy(), settings.agentEnvironment(),
         npmLaunch),
         transactions, identities, executors, layoutStores.transcript());
+    // Installed before the endpoint starts: nothing is left listening if the install fails.
+    this.credentialHelper = installCredentialHelper();
     // A lease redeems only for its session's agent on this worker, or that agent's descendants.
     this.redemption = CredentialRedemptionServer.start(broker, settings.credentialBrokerPort(), agentHost::agentProcess);
-    this.credentialHelper = installCredentialHelper();
     this.credentialEnvironment = new GitCredentialEnvironment(redemption.url(), credentialHelper);
     this.reaper = new UnownedAgentReaper(agentHost, transactions, sessions, executors);
     metrics.agentsRunning(() -> agentHost.runningExecutions().size());
@@ -231,10 +232,17 @@ public final class Components implements AutoCloseable {
   }
 
   private static Path installCredentialHelper() {
+    Path directory;
     try {
-      return CredentialHelper.install(Files.createTempDirectory("kandev-credential-helper"));
+      directory = Files.createTempDirectory("kandev-credential-helper");
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot install the git credential helper", e);
+      throw new UncheckedIOException("cannot create a directory for the git credential helper", e);
+    }
+    try {
+      return CredentialHelper.install(directory);
+    } catch (RuntimeException e) {
+      CredentialHelper.uninstall(directory.resolve(CredentialHelper.FILE_NAME));
+      throw e;
     }
   }
 

@@ -135,9 +135,17 @@ public final class TemporalWorkers implements AutoCloseable {
     return factory.isStarted() && !factory.isShutdown() && !factory.isTerminated();
   }
 
+  /**
+   * Stops polling and lets the tasks under way finish for up to 10 s, then interrupts what still
+   * runs (an npm install's command is killed on interrupt) and waits up to 5 s more.
+   */
   @Override
   public void close() {
     factory.shutdown();
     factory.awaitTermination(10, TimeUnit.SECONDS);
+    if (!factory.isTerminated()) {
+      factory.shutdownNow();
+      factory.awaitTermination(5, TimeUnit.SECONDS);
+    }
   }
 }

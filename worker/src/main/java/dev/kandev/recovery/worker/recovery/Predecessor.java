@@ -55,10 +55,14 @@ public record Predecessor(long pid, long startedAtMillis, long startTicks, Strin
     try {
       Files.createDirectories(file.getParent());
       Path temporary = Files.createTempFile(file.getParent(), file.getFileName().toString(), ".tmp");
-      try (Writer out = Files.newBufferedWriter(temporary)) {
-        entry.store(out, "the kandev-recovery worker that runs (or last ran) with this state folder");
+      try {
+        try (Writer out = Files.newBufferedWriter(temporary)) {
+          entry.store(out, "the kandev-recovery worker that runs (or last ran) with this state folder");
+        }
+        Files.move(temporary, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+      } finally {
+        Files.deleteIfExists(temporary); // gone once moved; left only by a failed write or move
       }
-      Files.move(temporary, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot write " + file, e);
     }
