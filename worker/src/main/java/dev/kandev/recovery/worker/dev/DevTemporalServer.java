@@ -12,6 +12,7 @@ import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.time.Instant;
@@ -36,6 +37,7 @@ public final class DevTemporalServer implements AutoCloseable {
   public static final int TRANSFER_READS_PER_SECOND = 1000;
   static final String DATABASE_FILE = "temporal.db";
   static final String LOG_FILE = "temporal-server.log";
+  static final long LOG_ROTATE_BYTES = 16L * 1024 * 1024;
 
   private final ProcessHandle process;
   private final int port;
@@ -119,6 +121,7 @@ public final class DevTemporalServer implements AutoCloseable {
         "--dynamic-config-value", "history.transferProcessorMaxPollRPS=" + TRANSFER_READS_PER_SECOND));
     RecoverySearchAttributes.ALL.forEach(key -> command.addAll(List.of("--search-attribute", key.getName() + "=Keyword")));
     try {
+      rotateIfLarge(log);
       Files.writeString(log, "--- " + Instant.now() + " " + String.join(" ", command) + System.lineSeparator(),
           StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
       return new ProcessBuilder(command)
@@ -131,21 +134,26 @@ public final class DevTemporalServer implements AutoCloseable {
     }
   }
 
+  /** Waits for the server to answer; stops it (it runs in a session of its own) if it does not. */
   private void awaitReady(Process child) {
-    Instant deadline = Instant.now().plus(READY_WITHIN);
-    while (Instant.now().isBefore(deadline)) {
-      if (!child.isAlive()) {
-        throw new DevServerException("the Temporal dev server exited with code " + child.exitValue()
-            + " before it answered: " + lastLine(log) + " (log: " + log + ")");
+    try {
+      Instant deadline = Instant.now().plus(READY_WITHIN);
+      while (Instant.now().isBefore(deadline)) {
+        if (!child.isAlive()) {
+          throw new DevServerException("the Temporal dev server exited with code " + child.exitValue()
+              + " before it answered: " + lastLine(log) + " (log: " + log + ")");
+        }
+        if (answers(port, Duration.ofSeconds(2))) {
+          return;
+        }
+        sleep(Duration.ofMillis(200));
       }
-      if (answers(port, Duration.ofSeconds(2))) {
-        return;
-      }
-      sleep(Duration.ofMillis(200));
+      throw new DevServerException("the Temporal dev server did not answer on " + address() + " within "
+          + READY_WITHIN.toSeconds() + " s (log: " + log + ")");
+    } catch (DevServerException e) {
+      stop(process);
+      throw e;
     }
-    stop(process);
-    throw new DevServerException("the Temporal dev server did not answer on " + address() + " within "
-        + READY_WITHIN.toSeconds() + " s (log: " + log + ")");
   }
 
   /** The temporal process serving {@code database}, if one runs (a killed dev leaves it behind). */
@@ -222,6 +230,17 @@ public final class DevTemporalServer implements AutoCloseable {
       return "(no output)";
     } catch (IOException e) {
       throw new UncheckedIOException(e);
+    }
+  }
+
+  /**
+   * Each start appends to the log: once it passed {@link #LOG_ROTATE_BYTES} it becomes {@code
+   * temporal-server.log.1} (replacing the one before) and a new log begins, so the state folder does
+   * not grow without bound.
+   */
+  static void rotateIfLarge(Path log) throws IOException {
+    if (Files.exists(log) && Files.size(log) > LOG_ROTATE_BYTES) {
+      Files.move(log, log.resolveSibling(log.getFileName() + ".1"), StandardCopyOption.REPLACE_EXISTING);
     }
   }
 
