@@ -50,10 +50,7 @@ import dev.kandev.recovery.workflows.runtime.RuntimeUpdateWorkflowImpl;
 import io.temporal.common.converter.DataConverterException;
 import io.temporal.worker.Worker;
 import io.temporal.worker.WorkflowImplementationOptions;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.URI;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.List;
@@ -232,18 +229,7 @@ public final class Components implements AutoCloseable {
   }
 
   private static Path installCredentialHelper() {
-    Path directory;
-    try {
-      directory = Files.createTempDirectory("kandev-credential-helper");
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot create a directory for the git credential helper", e);
-    }
-    try {
-      return CredentialHelper.install(directory);
-    } catch (RuntimeException e) {
-      CredentialHelper.uninstall(directory.resolve(CredentialHelper.FILE_NAME));
-      throw e;
-    }
+    return CredentialHelper.installInDirectoryOfItsOwn(Path.of(System.getProperty("java.io.tmpdir")));
   }
 
   /**

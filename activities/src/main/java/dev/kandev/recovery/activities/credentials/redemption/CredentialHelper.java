@@ -8,6 +8,9 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 /**
  * The project's git credential helper: a POSIX sh script (needs {@code curl}) that answers git's
@@ -16,6 +19,9 @@ import java.nio.file.attribute.PosixFilePermissions;
  */
 public final class CredentialHelper {
   public static final String FILE_NAME = "kandev-git-credential";
+  /** A process's own helper directory: this prefix, its pid, a dash and a random part. */
+  static final String DIRECTORY_PREFIX = "kandev-credential-helper-";
+  private static final Pattern OWN_DIRECTORY = Pattern.compile(Pattern.quote(DIRECTORY_PREFIX) + "(\\d+)-.*");
   private static final String RESOURCE = "/credential-helper/" + FILE_NAME;
 
   private CredentialHelper() {}
@@ -35,6 +41,44 @@ public final class CredentialHelper {
       return target;
     } catch (IOException e) {
       throw new UncheckedIOException("cannot install the git credential helper into " + directory, e);
+    }
+  }
+
+  /**
+   * Installs the helper into a new directory of this process's under {@code root} (the system's
+   * temporary directory), after removing those that processes now gone left there: a worker killed
+   * with SIGKILL cannot remove its own, so the next one on the machine does.
+   */
+  public static Path installInDirectoryOfItsOwn(Path root) {
+    removeThoseOfGoneProcesses(root);
+    Path directory;
+    try {
+      directory = Files.createTempDirectory(root, DIRECTORY_PREFIX + ProcessHandle.current().pid() + "-");
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot create a directory for the git credential helper in " + root, e);
+    }
+    try {
+      return install(directory);
+    } catch (RuntimeException e) {
+      uninstall(directory.resolve(FILE_NAME));
+      throw e;
+    }
+  }
+
+  private static void removeThoseOfGoneProcesses(Path root) {
+    try (Stream<Path> entries = Files.list(root)) {
+      entries.filter(entry -> {
+        Matcher own = OWN_DIRECTORY.matcher(entry.getFileName().toString());
+        return own.matches() && !ProcessHandle.of(Long.parseLong(own.group(1))).map(ProcessHandle::isAlive).orElse(false);
+      }).forEach(gone -> {
+        try {
+          uninstall(gone.resolve(FILE_NAME));
+        } catch (UncheckedIOException e) {
+          // another process's files we may not remove: left as they are
+        }
+      });
+    } catch (IOException e) {
+      // nothing to clean in a root we cannot list; creating our own directory says what is wrong
     }
   }
 

@@ -33,4 +33,22 @@ class CredentialHelperTest {
     assertThat(helper).doesNotExist();
     assertThat(other).hasContent("kept");
   }
+
+  @Test
+  void aNewHelperDirectoryRemovesThoseOfGoneProcessesOnly() throws Exception {
+    Process ended = new ProcessBuilder("true").start();
+    ended.waitFor();
+    Path gone = CredentialHelper.install(dir.resolve(CredentialHelper.DIRECTORY_PREFIX + ended.pid() + "-1"));
+    Path alive = CredentialHelper.install(dir.resolve(CredentialHelper.DIRECTORY_PREFIX + ProcessHandle.current().pid() + "-2"));
+    Path unrelated = Files.createDirectories(dir.resolve("kandev-credential-helper-of-someone"));
+
+    Path helper = CredentialHelper.installInDirectoryOfItsOwn(dir);
+
+    assertThat(helper).isExecutable();
+    assertThat(helper.getParent().getFileName().toString())
+        .startsWith(CredentialHelper.DIRECTORY_PREFIX + ProcessHandle.current().pid() + "-");
+    assertThat(gone.getParent()).as("the directory of a process that is gone").doesNotExist();
+    assertThat(alive).as("a live process's helper").isExecutable();
+    assertThat(unrelated).exists();
+  }
 }
