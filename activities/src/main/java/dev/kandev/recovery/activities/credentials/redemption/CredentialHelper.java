@@ -21,7 +21,8 @@ public final class CredentialHelper {
   public static final String FILE_NAME = "kandev-git-credential";
   /** A process's own helper directory: this prefix, its pid, a dash and a random part. */
   static final String DIRECTORY_PREFIX = "kandev-credential-helper-";
-  private static final Pattern OWN_DIRECTORY = Pattern.compile(Pattern.quote(DIRECTORY_PREFIX) + "(\\d+)-.*");
+  /** At most 18 digits: any pid fits a long, so no name in the directory can make the parse fail. */
+  private static final Pattern OWN_DIRECTORY = Pattern.compile(Pattern.quote(DIRECTORY_PREFIX) + "(\\d{1,18})-.*");
   private static final String RESOURCE = "/credential-helper/" + FILE_NAME;
 
   private CredentialHelper() {}

@@ -41,6 +41,7 @@ class CredentialHelperTest {
     Path gone = CredentialHelper.install(dir.resolve(CredentialHelper.DIRECTORY_PREFIX + ended.pid() + "-1"));
     Path alive = CredentialHelper.install(dir.resolve(CredentialHelper.DIRECTORY_PREFIX + ProcessHandle.current().pid() + "-2"));
     Path unrelated = Files.createDirectories(dir.resolve("kandev-credential-helper-of-someone"));
+    Path notAPid = Files.createDirectories(dir.resolve(CredentialHelper.DIRECTORY_PREFIX + "9".repeat(30) + "-3"));
 
     Path helper = CredentialHelper.installInDirectoryOfItsOwn(dir);
 
@@ -50,5 +51,6 @@ class CredentialHelperTest {
     assertThat(gone.getParent()).as("the directory of a process that is gone").doesNotExist();
     assertThat(alive).as("a live process's helper").isExecutable();
     assertThat(unrelated).exists();
+    assertThat(notAPid).as("a name whose number is no pid").exists();
   }
 }
