@@ -16,6 +16,7 @@ import dev.kandev.recovery.activities.testing.bench.Machine;
 import dev.kandev.recovery.worker.Components;
 import dev.kandev.recovery.worker.cluster.LocalPostgres;
 import dev.kandev.recovery.worker.cluster.LocalTemporalCluster;
+import dev.kandev.recovery.worker.dev.DevTemporalServer;
 import dev.kandev.recovery.worker.harness.ActivityStepTimes;
 import dev.kandev.recovery.workflows.resume.ResumeMode;
 import dev.kandev.recovery.workflows.resume.ResumeOutcome;
@@ -29,6 +30,7 @@ import java.util.Map;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -49,9 +51,12 @@ import org.junit.jupiter.api.io.TempDir;
 @Tag("benchmark")
 public class OrchestrationOverheadBenchmark {
   private static final String BASELINE = "production worker options (as above)";
+  /** The SQLite file in write-ahead-log mode, as {@code dev}'s server has it. */
+  private static final List<String> WAL = List.of("--sqlite-pragma", "journal_mode=wal", "--sqlite-pragma",
+      "synchronous=normal");
   /** The flags {@code dev} gives its dev server beyond the harness's (DevTemporalServer). */
-  private static final List<String> DEV_FLAGS = List.of("--sqlite-pragma", "journal_mode=wal", "--sqlite-pragma",
-      "synchronous=normal", "--dynamic-config-value", "history.transferProcessorMaxPollRPS=1000");
+  private static final List<String> DEV_FLAGS = Stream.concat(WAL.stream(), Stream.of("--dynamic-config-value",
+      "history.transferProcessorMaxPollRPS=" + DevTemporalServer.TRANSFER_READS_PER_SECOND)).toList();
 
   @RegisterExtension final TestDatabase db = new TestDatabase();
   @TempDir Path tempDir;
@@ -225,9 +230,9 @@ public class OrchestrationOverheadBenchmark {
    */
   private List<Lever> levers() {
     return List.of(
-        new Lever("WAL, synchronous=normal (20 transfer reads/s)", true,
-            List.of("--sqlite-pragma", "journal_mode=wal", "--sqlite-pragma", "synchronous=normal"), UnaryOperator.identity()),
-        new Lever("WAL + 1000 transfer reads/s (dev's flags)", true, DEV_FLAGS, UnaryOperator.identity()),
+        new Lever("WAL, synchronous=normal (20 transfer reads/s)", true, WAL, UnaryOperator.identity()),
+        new Lever("WAL + " + DevTemporalServer.TRANSFER_READS_PER_SECOND + " transfer reads/s (dev's flags)", true, DEV_FLAGS,
+            UnaryOperator.identity()),
         new Lever("dev server store in memory (no SQLite file)", false, List.of(), UnaryOperator.identity()));
   }
 
