@@ -14,13 +14,11 @@ import io.temporal.api.enums.v1.IndexedValueType;
 import io.temporal.api.history.v1.HistoryEvent;
 import io.temporal.client.WorkflowFailedException;
 import io.temporal.client.WorkflowOptions;
-import io.temporal.common.converter.DefaultDataConverter;
 import io.temporal.failure.ApplicationFailure;
 import io.temporal.testing.TestWorkflowEnvironment;
 import io.temporal.worker.Worker;
 import java.time.Duration;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -118,9 +116,8 @@ class ResumeSagaOrderTest {
 
     List<HistoryEvent> events = history();
     assertThat(events).hasSize(20);
-    assertThat(events.stream().filter(e -> e.hasMarkerRecordedEventAttributes()
-        && e.getMarkerRecordedEventAttributes().getMarkerName().equals("Version"))
-        .map(e -> detail(e, "changeId"))).containsExactly("fewer-events");
+    assertThat(events.stream().filter(VersionMarkers::isVersionMarker)
+        .map(e -> VersionMarkers.detail(e, "changeId", String.class))).containsExactly("fewer-events");
     assertThat(events.stream().filter(HistoryEvent::hasWorkflowPropertiesModifiedEventAttributes)).isEmpty();
     assertThat(upsertedKeys(events)).containsExactly(
         List.of("KandevAgentId", "KandevOutcome", "KandevSessionId", "KandevTaskId"));
@@ -158,11 +155,6 @@ class ResumeSagaOrderTest {
         .map(e -> e.getUpsertWorkflowSearchAttributesEventAttributes().getSearchAttributes().getIndexedFieldsMap()
             .keySet().stream().sorted().toList())
         .toList();
-  }
-
-  private static String detail(HistoryEvent marker, String name) {
-    return DefaultDataConverter.STANDARD_INSTANCE.fromPayloads(0,
-        Optional.of(marker.getMarkerRecordedEventAttributes().getDetailsOrThrow(name)), String.class, String.class);
   }
 
   /** The long host wait is asked for explicitly; the free-text reason alone does not give it. */

@@ -2,16 +2,12 @@ package dev.kandev.recovery.workflows.resume;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.temporal.api.common.v1.Payloads;
-import io.temporal.api.history.v1.HistoryEvent;
 import io.temporal.common.WorkflowExecutionHistory;
-import io.temporal.common.converter.DefaultDataConverter;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -40,15 +36,9 @@ class WarmUpHistoriesTest {
   /** Each {@code Workflow.getVersion} marker of the history: its change id and the version recorded. */
   private static Map<String, Integer> versions(String json) {
     return WorkflowExecutionHistory.fromJson(json).getEvents().stream()
-        .filter(HistoryEvent::hasMarkerRecordedEventAttributes)
-        .map(HistoryEvent::getMarkerRecordedEventAttributes)
-        .filter(marker -> marker.getMarkerName().equals("Version"))
+        .filter(VersionMarkers::isVersionMarker)
         .collect(Collectors.toMap(
-            marker -> decode(marker.getDetailsMap().get("changeId"), String.class),
-            marker -> decode(marker.getDetailsMap().get("version"), Integer.class)));
-  }
-
-  private static <T> T decode(Payloads payloads, Class<T> type) {
-    return DefaultDataConverter.STANDARD_INSTANCE.fromPayloads(0, Optional.of(payloads), type, type);
+            marker -> VersionMarkers.detail(marker, "changeId", String.class),
+            marker -> VersionMarkers.detail(marker, "version", Integer.class)));
   }
 }
