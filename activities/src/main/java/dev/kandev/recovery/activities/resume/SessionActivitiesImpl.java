@@ -136,6 +136,10 @@ public final class SessionActivitiesImpl implements SessionActivities {
       throw FailureType.AGENT_UNKNOWN.failure(
           "session " + sessionId + " uses agent '" + session.agentId() + "', which has no profile on this worker");
     }
+    if (mode == ResumeMode.RESUME && !rows.identity().hasToken()) {
+      throw FailureType.NO_STORED_SESSION.failure("session " + sessionId + " has no stored provider session to resume"
+          + " (it was never started, or a Start fresh cleared it); a Resume never creates a new one: Start fresh does");
+    }
     return new ResumeContext(
         sessionId,
         session.taskId(),
