@@ -24,6 +24,8 @@ const (
 	DefaultHeartbeatInterval = time.Second
 	// DefaultStopTimeout bounds the Stop the worker calls after a cancelled or abandoned launch.
 	DefaultStopTimeout = 30 * time.Second
+	// SendEvery is the most time between two heartbeats the worker sends for a launch.
+	SendEvery = 5 * time.Second
 )
 
 // Options; zero values mean the contract's defaults.
@@ -71,7 +73,9 @@ func NewWorker(c client.Client, queue, host string, ex Executor, opts Options) (
 		return nil, errors.New("kandevlaunch: Options must not be negative")
 	}
 	a := newActivities(ex, opts)
-	base := worker.Options{Identity: opts.Identity, DisableWorkflowWorker: true}
+	// Heartbeats reach the server at most every 5 s (the Java LaunchHeartbeat.SEND_EVERY), not at the
+	// SDK's default 80 % of the timeout: a stalled host then survives almost the whole timeout.
+	base := worker.Options{Identity: opts.Identity, DisableWorkflowWorker: true, MaxHeartbeatThrottleInterval: SendEvery}
 	launchOpts := base
 	launchOpts.MaxConcurrentActivityExecutionSize = a.maxLaunches
 	launch := worker.New(c, LaunchQueue(queue, host), launchOpts)
