@@ -45,8 +45,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * starters/go/cmd/kandev-launch-worker}, package {@code kandevlaunch} with its stand-in executor,
  * built here with {@code go build}) launches the test agent over ACP. Each case ends as
  * docs/contract.md promises for our agent host (WorkerFailoverIT, ResumeKilledAtEveryStepIT and the
- * launch failure tests show those): Start fresh, Resume, a failure before initialize, the Go worker
- * SIGKILLed during the launch, the Java worker SIGKILLed mid-resume.
+ * launch failure tests show those): Start fresh, Resume, a failure before initialize, a cancel during
+ * the launch, the Go worker SIGKILLed during the launch, the Java worker SIGKILLed mid-resume.
  */
 public class KandevLaunchAdapterIT {
   private static final Path MODULE = Path.of("..", "starters", "go").toAbsolutePath().normalize();
@@ -109,6 +109,22 @@ public class KandevLaunchAdapterIT {
     assertThat(early.sessionState()).isEqualTo(SessionState.FAILED);
     assertThat(early.recoveryActions()).containsExactly(ResumeMode.RESUME, ResumeMode.START_FRESH);
     assertRestored("s1", token);
+
+    // Cancelled while its agent is in ACP initialize: the Go worker learns it from a heartbeat's answer,
+    // stops the half-started agent, and the compensation's StopAgent runs on the Go worker too.
+    cluster.agentMode("hold-initialize");
+    ResumeHandle cancelled = cluster.start("s1", ResumeMode.RESUME);
+    long cancelledPid = cluster.awaitAgentStarting("s1").pid();
+    cancelled.cancel();
+    Await.until(() -> !cancelled.isRunning(), RESUME, "the cancelled resume to end");
+    assertRestored("s1", token);
+    assertThat(ProcessHandle.of(cancelledPid).map(ProcessHandle::isAlive).orElse(false))
+        .as("the cancelled launch's agent (pid %d) alive", cancelledPid).isFalse();
+    assertThat(TestStores.claimsLiveProcess(cluster.executor("s1").orElseThrow())).isFalse();
+    ActivityRun stop = cluster.activities(cancelled.workflowId(), cancelled.runId()).stream()
+        .filter(run -> run.type().equals("StopAgent")).findFirst().orElseThrow();
+    assertThat(stop.taskQueue()).isEqualTo(RecoveryTaskQueue.ofHost(RecoveryTaskQueue.DEFAULT, HOST));
+    assertThat(stop.worker()).isEqualTo("go-1");
 
     // The Go worker SIGKILLed while its agent is in ACP initialize: the launch's heartbeat times out.
     cluster.agentMode("hold-initialize");
