@@ -30,6 +30,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -46,7 +47,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * built here with {@code go build}) launches the test agent over ACP. Each case ends as
  * docs/contract.md promises for our agent host (WorkerFailoverIT, ResumeKilledAtEveryStepIT and the
  * launch failure tests show those): Start fresh, Resume, a failure before initialize, a cancel during
- * the launch, the Go worker SIGKILLed during the launch, the Java worker SIGKILLed mid-resume.
+ * the launch, the Go worker SIGKILLed during the launch, the Java worker SIGKILLed mid-resume, the agent
+ * dying between the launch and the settle.
  */
 public class KandevLaunchAdapterIT {
   private static final Path MODULE = Path.of("..", "starters", "go").toAbsolutePath().normalize();
@@ -149,7 +151,7 @@ public class KandevLaunchAdapterIT {
     // on, and the Go worker loads the stored token once: RESUMED, one agent process.
     crash("s1");
     Path freezeFile = cluster.dir().resolve("freeze-steps");
-    Files.writeString(freezeFile, "s1 MarkStarting after\n");
+    freezeAt(freezeFile, "s1 MarkStarting after");
     cluster.setting("KANDEV_TASK_QUEUE", FREEZE_QUEUE);
     startGoWorker("go-q", FREEZE_QUEUE);
     KandevProcess frozen = cluster.worker("java-a",
@@ -159,7 +161,9 @@ public class KandevLaunchAdapterIT {
     Await.until(() -> frozen.output().contains("FROZEN s1 MarkStarting after"), RESUME, "java-a to freeze after STARTING");
     assertThat(cluster.state("s1")).isEqualTo(SessionState.STARTING);
     cluster.kill("java-a");
-    cluster.worker("java-b");
+    freezeAt(freezeFile, ""); // java-b runs MarkStarting again (its result was lost): it must not freeze there
+    KandevProcess next = cluster.worker("java-b",
+        Map.of("JAVA_TOOL_OPTIONS", "-D" + StepFreezeInterceptor.PROPERTY + "=" + freezeFile));
     ResumeResult carriedOn = saga.await(RESUME);
     assertThat(carriedOn.outcome().name()).isEqualTo("RESUMED");
     assertThat(carriedOn.providerSessionId()).isEqualTo(token);
@@ -168,6 +172,31 @@ public class KandevLaunchAdapterIT {
     assertThat(cluster.lockHeld("s1")).isFalse();
     assertThat(cluster.executor("s1").orElseThrow().workerInstance()).isEqualTo("go-q");
     assertThat(agentStarts() - startsBefore).as("agent processes started by the carried-on resume").isEqualTo(1);
+
+    // The agent dies on its own between the launch and the settle while its Go worker lives: the Go
+    // worker records the exit, the settle finds the agent gone: AGENT_LOST at SETTLE_SESSION, restored.
+    crash("s1");
+    freezeAt(freezeFile, "s1 SettleSession before");
+    ResumeHandle settling = new ResumeClient(cluster.client(), FREEZE_QUEUE)
+        .start(new ResumeRequest("s1", ResumeMode.RESUME, "user", "it"));
+    Await.until(() -> next.output().contains("FROZEN s1 SettleSession before"), RESUME, "java-b to freeze before the settle");
+    ExecutorRecord launched = cluster.executor("s1").orElseThrow();
+    assertThat(launched.status()).isEqualTo("running");
+    ProcessHandle.of(launched.pid()).ifPresent(ProcessHandle::destroyForcibly);
+    Await.until(() -> !TestStores.claimsLiveProcess(cluster.executor("s1").orElseThrow()), Duration.ofSeconds(10),
+        "the Go worker to record the agent's exit");
+    freezeAt(freezeFile, "");
+    ResumeFailure agentLost = RecoveryCluster.awaitFailure(settling, RESUME);
+    assertThat(agentLost.step()).isEqualTo(ResumeStep.SETTLE_SESSION);
+    assertThat(agentLost.failureType()).isEqualTo(FailureType.AGENT_LOST.type());
+    assertRestored("s1", token);
+  }
+
+  /** Replaces the freeze file whole (a frozen step goes on once its line is gone, so no reader may see half). */
+  private static void freezeAt(Path freezeFile, String line) throws IOException {
+    Path next = freezeFile.resolveSibling("freeze-steps.next");
+    Files.writeString(next, line.isEmpty() ? "" : line + "\n");
+    Files.move(next, freezeFile, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
   }
 
   /** The session as a failed resume leaves it: FAILED, its token in both copies, the lock released. */
