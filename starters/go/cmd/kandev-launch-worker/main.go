@@ -9,7 +9,8 @@
 //	  KANDEV_AGENTS_FILE=agents.json TEMPORAL_ADDRESS=127.0.0.1:7233 kandev-launch-worker
 //
 // It prints "Ready." once it polls; SIGTERM or SIGINT stop it cleanly (its agents stopped, its
-// presence removed). Exit code 2 for bad settings, 1 when it cannot run.
+// presence removed). With KANDEV_STATE_DIR it records itself there, and a successor started after it
+// was killed removes its presence at once. Exit code 2 for bad settings, 1 when it cannot run.
 package main
 
 import (
@@ -68,6 +69,20 @@ func run() int {
 		fmt.Fprintln(os.Stderr, "kandev-launch-worker: PostgreSQL:", err)
 		return 1
 	}
+	stateDir := os.Getenv("KANDEV_STATE_DIR")
+	if stateDir != "" {
+		if gone, ok := readPredecessor(stateDir); ok && gone.instance != instance && gone.gone() {
+			if err := db.leaveInstance(ctx, gone.instance); err != nil {
+				fmt.Fprintln(os.Stderr, "kandev-launch-worker: PostgreSQL:", err)
+				return 1
+			}
+			fmt.Printf("Predecessor  %s (pid %d) is gone: its agents count as lost now\n", gone.instance, gone.pid)
+		}
+		if err := recordSelf(stateDir, instance); err != nil {
+			fmt.Fprintln(os.Stderr, "kandev-launch-worker: KANDEV_STATE_DIR:", err)
+			return 2
+		}
+	}
 	c, err := client.Dial(client.Options{HostPort: envOr("TEMPORAL_ADDRESS", "127.0.0.1:7233"),
 		Namespace: envOr("TEMPORAL_NAMESPACE", "default"), Identity: instance})
 	if err != nil {
@@ -104,6 +119,8 @@ func run() int {
 			executor.stopAll()
 			if err := db.leave(context.Background()); err != nil {
 				fmt.Fprintln(os.Stderr, "kandev-launch-worker: presence:", err)
+			} else if stateDir != "" {
+				forgetSelf(stateDir, instance)
 			}
 			fmt.Println("Stopped.")
 			return 0

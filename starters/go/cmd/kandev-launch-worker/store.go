@@ -121,7 +121,12 @@ func (s *store) beat(ctx context.Context) error {
 
 // leave records this instance stopped cleanly.
 func (s *store) leave(ctx context.Context) error {
-	_, err := s.db.Exec(ctx, `DELETE FROM worker_presence WHERE worker_instance = $1`, s.instance)
+	return s.leaveInstance(ctx, s.instance)
+}
+
+// leaveInstance records instance (this one, or a predecessor known dead) no longer alive.
+func (s *store) leaveInstance(ctx context.Context, instance string) error {
+	_, err := s.db.Exec(ctx, `DELETE FROM worker_presence WHERE worker_instance = $1`, instance)
 	return err
 }
 

@@ -142,6 +142,9 @@ public class KandevLaunchAdapterIT {
     assertThat(TestStores.claimsLiveProcess(cluster.executor("s1").orElseThrow()))
         .as("the compensation withdrew the killed worker's launch").isFalse();
     startGoWorker("go-2", RecoveryTaskQueue.DEFAULT);
+    assertThat(read(cluster.logDir().resolve("go-2.log"))).contains("Predecessor  go-1 (pid");
+    assertThat(cluster.fixtures.count("SELECT count(*) FROM worker_presence WHERE worker_instance = ?", "go-1"))
+        .as("the killed Go worker's presence, removed by its successor").isZero();
     ResumeResult afterKill = cluster.start("s1", ResumeMode.RESUME).await(RESUME);
     assertThat(afterKill.providerSessionId()).isEqualTo(token);
     assertThat(afterKill.loaded()).isTrue();
@@ -255,7 +258,9 @@ public class KandevLaunchAdapterIT {
         "KANDEV_HOST", HOST,
         "KANDEV_WORKER_INSTANCE", instance,
         "KANDEV_LAUNCH_DB_URL", GoStarterIT.postgresUrl(cluster.schema()),
-        "KANDEV_AGENTS_FILE", agents.toString()));
+        "KANDEV_AGENTS_FILE", agents.toString(),
+        // one state folder per queue: a successor on the queue takes its killed predecessor for gone at once
+        "KANDEV_STATE_DIR", cluster.dir().resolve("state-go-" + queue).toString()));
     Process process = builder.start();
     goWorkers.put(instance, process);
     Await.until(() -> read(log).contains("Ready.") || !process.isAlive(), Duration.ofSeconds(30), instance + " to be ready");
