@@ -47,8 +47,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * built here with {@code go build}) launches the test agent over ACP. Each case ends as
  * docs/contract.md promises for our agent host (WorkerFailoverIT, ResumeKilledAtEveryStepIT and the
  * launch failure tests show those): Start fresh, Resume, a failure before initialize, a cancel during
- * the launch, the Go worker SIGKILLed during the launch, the Java worker SIGKILLed mid-resume, the agent
- * dying between the launch and the settle.
+ * the launch, the Go worker SIGKILLed during the launch, the Java worker SIGKILLed between the launch
+ * and the settle, the agent dying between the launch and the settle.
  */
 public class KandevLaunchAdapterIT {
   private static final Path MODULE = Path.of("..", "starters", "go").toAbsolutePath().normalize();
@@ -150,42 +150,48 @@ public class KandevLaunchAdapterIT {
     assertThat(afterKill.loaded()).isTrue();
     assertThat(cluster.executor("s1").orElseThrow().workerInstance()).isEqualTo("go-2");
 
-    // The Java worker SIGKILLed right after STARTING committed: the next Java worker carries the run
-    // on, and the Go worker loads the stored token once: RESUMED, one agent process.
+    // The Java worker SIGKILLed between the launch and the settle (STARTING, the lease and the launch
+    // done): the agent is the Go worker's and lives on, so the next Java worker carries the run on and
+    // settles it: RESUMED, that same agent process, no second one.
     crash("s1");
     Path freezeFile = cluster.dir().resolve("freeze-steps");
-    freezeAt(freezeFile, "s1 MarkStarting after");
+    freezeAt(freezeFile, "s1 SettleSession before");
     cluster.setting("KANDEV_TASK_QUEUE", FREEZE_QUEUE);
     startGoWorker("go-q", FREEZE_QUEUE);
-    KandevProcess frozen = cluster.worker("java-a",
-        Map.of("JAVA_TOOL_OPTIONS", "-D" + StepFreezeInterceptor.PROPERTY + "=" + freezeFile));
-    int startsBefore = agentStarts();
-    ResumeHandle saga = new ResumeClient(cluster.client(), FREEZE_QUEUE).start(new ResumeRequest("s1", ResumeMode.RESUME, "user", "it"));
-    Await.until(() -> frozen.output().contains("FROZEN s1 MarkStarting after"), RESUME, "java-a to freeze after STARTING");
+    Map<String, String> freezing = Map.of("JAVA_TOOL_OPTIONS", "-D" + StepFreezeInterceptor.PROPERTY + "=" + freezeFile);
+    KandevProcess frozen = cluster.worker("java-a", freezing);
+    ResumeClient frozenQueue = new ResumeClient(cluster.client(), FREEZE_QUEUE);
+    ResumeHandle saga = frozenQueue.start(new ResumeRequest("s1", ResumeMode.RESUME, "user", "it"));
+    Await.until(() -> frozen.output().contains("FROZEN s1 SettleSession before"), RESUME, "java-a to freeze before the settle");
     assertThat(cluster.state("s1")).isEqualTo(SessionState.STARTING);
+    ExecutorRecord launched = cluster.executor("s1").orElseThrow();
+    assertThat(launched.workerInstance()).isEqualTo("go-q");
+    assertThat(launched.status()).isEqualTo("running");
+    int startsBeforeKill = agentStarts();
     cluster.kill("java-a");
-    freezeAt(freezeFile, ""); // java-b runs MarkStarting again (its result was lost): it must not freeze there
-    KandevProcess next = cluster.worker("java-b",
-        Map.of("JAVA_TOOL_OPTIONS", "-D" + StepFreezeInterceptor.PROPERTY + "=" + freezeFile));
-    ResumeResult carriedOn = saga.await(RESUME);
-    assertThat(carriedOn.outcome().name()).isEqualTo("RESUMED");
-    assertThat(carriedOn.providerSessionId()).isEqualTo(token);
+    freezeAt(freezeFile, "");
+    KandevProcess next = cluster.worker("java-b", freezing);
+    ResumeResult settled = saga.await(RESUME);
+    assertThat(settled.outcome().name()).isEqualTo("RESUMED");
+    assertThat(settled.providerSessionId()).isEqualTo(token);
     assertThat(cluster.identity("s1")).isEqualTo(new SessionIdentity(token, token));
     assertThat(cluster.state("s1")).isEqualTo(SessionState.WAITING_FOR_INPUT);
     assertThat(cluster.lockHeld("s1")).isFalse();
-    assertThat(cluster.executor("s1").orElseThrow().workerInstance()).isEqualTo("go-q");
-    assertThat(agentStarts() - startsBefore).as("agent processes started by the carried-on resume").isEqualTo(1);
+    ExecutorRecord serving = cluster.executor("s1").orElseThrow();
+    assertThat(serving.pid()).isEqualTo(launched.pid());
+    assertThat(serving.status()).isEqualTo("running");
+    assertThat(ProcessHandle.of(launched.pid()).map(ProcessHandle::isAlive).orElse(false)).isTrue();
+    assertThat(agentStarts()).as("no second agent process").isEqualTo(startsBeforeKill);
 
     // The agent dies on its own between the launch and the settle while its Go worker lives: the Go
     // worker records the exit, the settle finds the agent gone: AGENT_LOST at SETTLE_SESSION, restored.
     crash("s1");
     freezeAt(freezeFile, "s1 SettleSession before");
-    ResumeHandle settling = new ResumeClient(cluster.client(), FREEZE_QUEUE)
-        .start(new ResumeRequest("s1", ResumeMode.RESUME, "user", "it"));
+    ResumeHandle settling = frozenQueue.start(new ResumeRequest("s1", ResumeMode.RESUME, "user", "it"));
     Await.until(() -> next.output().contains("FROZEN s1 SettleSession before"), RESUME, "java-b to freeze before the settle");
-    ExecutorRecord launched = cluster.executor("s1").orElseThrow();
-    assertThat(launched.status()).isEqualTo("running");
-    ProcessHandle.of(launched.pid()).ifPresent(ProcessHandle::destroyForcibly);
+    ExecutorRecord dying = cluster.executor("s1").orElseThrow();
+    assertThat(dying.status()).isEqualTo("running");
+    ProcessHandle.of(dying.pid()).ifPresent(ProcessHandle::destroyForcibly);
     Await.until(() -> !TestStores.claimsLiveProcess(cluster.executor("s1").orElseThrow()), Duration.ofSeconds(10),
         "the Go worker to record the agent's exit");
     freezeAt(freezeFile, "");
