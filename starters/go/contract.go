@@ -7,7 +7,7 @@ package recovery
 const (
 	// ContractVersion is the version of docs/contract.md this starter speaks (its "Contract version"):
 	// it works with any worker whose contract has the same major and at least this minor.
-	ContractVersion = "1.0"
+	ContractVersion = "1.1"
 	// TaskQueue is the worker's default task queue (worker setting KANDEV_TASK_QUEUE).
 	TaskQueue = "kandev-recovery"
 	// ResumeWorkflowType resumes, or on the user's explicit choice starts fresh, one task session.

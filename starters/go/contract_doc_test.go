@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	recovery "github.com/kdlbs/kandev-recovery/starters/go"
+	"github.com/kdlbs/kandev-recovery/starters/go/kandevlaunch"
 )
 
 // Each JSON example in docs/contract.md is read into the struct its payload comment names, with no
@@ -24,6 +25,7 @@ func TestTheStructsMirrorTheContractsJSONExamples(t *testing.T) {
 		"RuntimeUpdateRequest":  func() any { return &recovery.RuntimeUpdateRequest{} },
 		"RuntimeUpdateResult":   func() any { return &recovery.RuntimeUpdateResult{} },
 		"RuntimeUpdateProgress": func() any { return &recovery.RuntimeUpdateProgress{} },
+		"LaunchOutcome":         func() any { return &kandevlaunch.LaunchOutcome{} },
 	}
 	examples := regexp.MustCompile("(?s)<!-- payload: (\\w+) -->\n```json\n(.*?)```").FindAllStringSubmatch(string(doc), -1)
 	if len(examples) < len(structs) {
@@ -61,7 +63,7 @@ func TestTheStructsMirrorTheContractsJSONExamples(t *testing.T) {
 func TestContractShowsTheGoStarter(t *testing.T) {
 	doc := contractDoc(t)
 	var sources []string
-	for _, file := range []string{"resume.go", "runtime.go", "list.go", "example_test.go"} {
+	for _, file := range []string{"resume.go", "runtime.go", "list.go", "example_test.go", "kandevlaunch/contract.go"} {
 		code, err := os.ReadFile(file)
 		if err != nil {
 			t.Fatal(err)

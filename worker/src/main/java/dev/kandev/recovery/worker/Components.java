@@ -55,6 +55,7 @@ import java.net.URI;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.List;
+import java.util.function.Predicate;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -145,7 +146,8 @@ public final class Components implements AutoCloseable {
    * activity interface over the real parts, and the launch queue's slots.
    */
   public WorkerRegistrations registrations() {
-    return new WorkerRegistrations(settings.host(), this::registerWorkflows, activities(), launchSlots);
+    return new WorkerRegistrations(settings.host(), this::registerWorkflows, activities(), launchSlots,
+        settings.launchAdapter().launchesHere());
   }
 
   /** Versioned workers register the implementations that declare a versioning behaviour (ADR 0002). */
@@ -176,13 +178,21 @@ public final class Components implements AutoCloseable {
     return List.of(
         new ResumeLockActivitiesImpl(transactions, locks, settings.resumeLockTtl()),
         new SessionActivitiesImpl(transactions, sessions, identities, executors, Json.mapper(),
-            agentProfiles.ids()::contains, agentHost::isRunning, settings.workerInstance(), settings.host(), locks,
+            knownAgent(), agentHost::isRunning, settings.workerInstance(), settings.host(), locks,
             settings.resumeLockTtl(), new TemporalResumeRuns()),
         new CredentialActivitiesImpl(broker),
         new AgentActivitiesImpl(agentHost, transactions, sessions, executors, broker, credentialEnvironment, launchThreads),
         new RuntimeUpdateActivitiesImpl(builtInAgents, settings.npm(), new CommandRunner(), npmLaunch,
             new StdioAcpProbe(Json.mapper()), transactions, runtimeJobs),
         new RetentionActivitiesImpl(transactions, new RetentionStore(layout)));
+  }
+
+  /**
+   * Whether a session's agent has a profile here. Where Kandev's executor launches, Kandev knows its
+   * agents, not this worker: every agent id is accepted and Kandev's launch refuses one it does not know.
+   */
+  private Predicate<String> knownAgent() {
+    return settings.launchAdapter().launchesHere() ? agentProfiles.ids()::contains : agentId -> true;
   }
 
   /** Restores the sessions an ended resume left STARTING, resuming through {@code resumes}. */
@@ -192,7 +202,9 @@ public final class Components implements AutoCloseable {
 
   /** Resumes the sessions whose agents gone workers on this host ran, through {@code resumes}. */
   public RestartRecovery restartRecovery(ResumeClient resumes) {
-    return new RestartRecovery(transactions, executors, resumes, settings.host(), settings.workerInstance());
+    return settings.launchAdapter().launchesHere()
+        ? new RestartRecovery(transactions, executors, resumes, settings.host(), settings.workerInstance())
+        : RestartRecovery.leftToKandev(settings.host(), settings.workerInstance());
   }
 
   /** Stops this worker's agents no session wants any more; returns their session ids. */

@@ -59,7 +59,9 @@ public final class TemporalWorkers implements AutoCloseable {
    * Registers the workflows and every activity on the queues this worker polls: the shared {@code
    * queue} (workflows, store and broker steps; what starters use), its host's queue (stopping
    * agents, runtime update steps) and its host's launch queue, whose slots {@link LaunchSlots} caps.
-   * Every activity is on every queue: the workflows choose where each step goes.
+   * Every activity is on every queue: the workflows choose where each step goes. A worker whose
+   * host's agents Kandev's executor launches polls the shared queue only ({@link
+   * WorkerRegistrations#pollsHostQueues}).
    */
   public static void register(BiFunction<String, WorkerOptions, Worker> newWorker, String queue,
       WorkerRegistrations registrations) {
@@ -77,6 +79,11 @@ public final class TemporalWorkers implements AutoCloseable {
     Worker shared = newWorker.apply(queue, options);
     registrations.workflows().accept(shared, versioning != null && versioning.enabled());
     shared.registerActivitiesImplementations(activities);
+    if (!registrations.pollsHostQueues()) {
+      // Kandev's launch worker serves LaunchAgent and StopAgent there; a second poller with other
+      // activities on the same queue would take tasks it cannot serve.
+      return;
+    }
     newWorker.apply(RecoveryTaskQueue.ofHost(queue, registrations.host()), options)
         .registerActivitiesImplementations(activities);
     newWorker.apply(RecoveryTaskQueue.launchesOf(queue, registrations.host()),

@@ -3,6 +3,7 @@ package dev.kandev.recovery.worker;
 import dev.kandev.recovery.activities.store.Database;
 import dev.kandev.recovery.activities.store.WorkerPresenceStore;
 import dev.kandev.recovery.worker.config.BuildInfo;
+import dev.kandev.recovery.worker.config.LaunchAdapter;
 import dev.kandev.recovery.worker.config.Settings;
 import dev.kandev.recovery.worker.config.WorkerVersioning;
 import dev.kandev.recovery.worker.events.KandevBusRelay;
@@ -68,10 +69,17 @@ public final class WorkerProcess {
           HealthServer http = serveHttp(settings, database, client, worker, observability)) {
         System.out.printf("Credentials  %s (git credential redemption, loopback)%n", components.redemptionUrl());
         System.out.printf("Agents       %s%n", components.agentProfiles().ids());
-        System.out.printf("Host         %s: queues %s, %s (at most %d launches, %d agents at once)%n", settings.host(),
-            RecoveryTaskQueue.ofHost(settings.taskQueue(), settings.host()),
-            RecoveryTaskQueue.launchesOf(settings.taskQueue(), settings.host()),
-            settings.launchLimits().maxLaunches(), settings.launchLimits().maxAgents());
+        if (settings.launchAdapter().launchesHere()) {
+          System.out.printf("Host         %s: queues %s, %s (at most %d launches, %d agents at once)%n", settings.host(),
+              RecoveryTaskQueue.ofHost(settings.taskQueue(), settings.host()),
+              RecoveryTaskQueue.launchesOf(settings.taskQueue(), settings.host()),
+              settings.launchLimits().maxLaunches(), settings.launchLimits().maxAgents());
+        } else {
+          System.out.printf("Host         %s: launches by Kandev's executor (%s=%s): its launch worker polls %s, %s;"
+              + " this worker does not%n", settings.host(), LaunchAdapter.VARIABLE, settings.launchAdapter().setting(),
+              RecoveryTaskQueue.ofHost(settings.taskQueue(), settings.host()),
+              RecoveryTaskQueue.launchesOf(settings.taskQueue(), settings.host()));
+        }
         scheduleRetention(settings, client);
         StaleStartingRecovery stale = components.staleStartingRecovery(resumes);
         List<String> restored = metrics.staleStartingRestored(stale.restoreStaleSessions());

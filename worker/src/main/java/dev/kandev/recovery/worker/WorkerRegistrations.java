@@ -13,5 +13,13 @@ import java.util.function.BiConsumer;
  *     it polls as a deployment version (only then may they declare a versioning behaviour)
  * @param activities one implementation of each activity interface
  * @param launchSlots the launch queue's activity slots: the launch cap
+ * @param pollsHostQueues whether the worker polls its host's queues: false where Kandev's launch worker
+ *     polls them ({@code KANDEV_LAUNCH_ADAPTER=kandev-executor})
  */
-public record WorkerRegistrations(String host, BiConsumer<Worker, Boolean> workflows, List<Object> activities, LaunchSlots launchSlots) {}
+public record WorkerRegistrations(String host, BiConsumer<Worker, Boolean> workflows, List<Object> activities, LaunchSlots launchSlots,
+    boolean pollsHostQueues) {
+  /** A worker that launches its host's agents itself (our agent host). */
+  public WorkerRegistrations(String host, BiConsumer<Worker, Boolean> workflows, List<Object> activities, LaunchSlots launchSlots) {
+    this(host, workflows, activities, launchSlots, true);
+  }
+}

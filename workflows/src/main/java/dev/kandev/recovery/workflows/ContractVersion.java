@@ -6,7 +6,7 @@ package dev.kandev.recovery.workflows;
  * an older starter of the same major never notices) raises the minor, any other change the major.
  */
 public final class ContractVersion {
-  public static final String CURRENT = "1.0";
+  public static final String CURRENT = "1.1";
 
   private ContractVersion() {}
 }

@@ -60,6 +60,7 @@ import org.slf4j.LoggerFactory;
  * @param dev what only {@code dev} reads: the Temporal CLI and whether a server is given
  * @param versioning the Worker Deployment Version the worker polls as, if versioning is on ({@code worker} only)
  * @param kandevBus Kandev's NATS bus, to which the worker relays our outbox of Kandev's events; empty: none
+ * @param launchAdapter who launches the agents of {@link #host}: this worker, or Kandev's Go launch worker
  */
 public record Settings(
     DatabaseSettings database,
@@ -88,7 +89,8 @@ public record Settings(
     DevSettings dev,
     WorkerVersioning versioning,
     RetentionSettings retention,
-    Optional<KandevBusSettings> kandevBus) {
+    Optional<KandevBusSettings> kandevBus,
+    LaunchAdapter launchAdapter) {
 
   private static final Logger log = LoggerFactory.getLogger(Settings.class);
   /** Where the HTTP endpoint listens unless KANDEV_HTTP_ADDRESS says otherwise: this machine only. */
@@ -141,7 +143,8 @@ public record Settings(
             env.text("KANDEV_DEPLOYMENT_NAME", WorkerVersioning.DEFAULT_DEPLOYMENT_NAME),
             env.text("KANDEV_BUILD_ID", BuildInfo.version())),
         retention(env),
-        KandevBusSettings.of(env.text("KANDEV_NATS_URL"), env.text("KANDEV_NATS_CLIENTID")));
+        KandevBusSettings.of(env.text("KANDEV_NATS_URL"), env.text("KANDEV_NATS_CLIENTID")),
+        LaunchAdapter.of(env.text(LaunchAdapter.VARIABLE, LaunchAdapter.AGENT_HOST.setting())));
   }
 
   private static RetentionSettings retention(EnvironmentVariables env) {

@@ -29,14 +29,32 @@ public final class RestartRecovery {
   private final ResumeClient resumes;
   private final String host;
   private final String instance;
+  /** False where Kandev's executor launches the host's agents: Kandev's boot recovery resumes what it lost. */
+  private final boolean enabled;
 
   public RestartRecovery(
       Transactions transactions, ExecutorsRunningStore executors, ResumeClient resumes, String host, String instance) {
+    this(transactions, executors, resumes, host, instance, true);
+  }
+
+  private RestartRecovery(Transactions transactions, ExecutorsRunningStore executors, ResumeClient resumes, String host,
+      String instance, boolean enabled) {
     this.transactions = transactions;
     this.executors = executors;
     this.resumes = resumes;
     this.host = host;
     this.instance = instance;
+    this.enabled = enabled;
+  }
+
+  /**
+   * The restart recovery of a worker whose host's agents Kandev's executor launches
+   * ({@code KANDEV_LAUNCH_ADAPTER=kandev-executor}): it resumes nothing and marks nothing lost. Those
+   * agents are Kandev's (they may outlive Kandev's launch worker, under agentctl), and Kandev's boot
+   * recovery, which knows which of them survived, resumes the others through {@code ResumeSessionWorkflow}.
+   */
+  public static RestartRecovery leftToKandev(String host, String instance) {
+    return new RestartRecovery(null, null, null, host, instance, false);
   }
 
   /**
@@ -47,6 +65,9 @@ public final class RestartRecovery {
    * ResumeClient#startingEagerly}): each first workflow task comes back in its start's answer.
    */
   public List<String> resumeLostSessions() {
+    if (!enabled) {
+      return List.of();
+    }
     List<String> sessionIds = transactions.inTransaction("list the sessions lost on " + host,
         h -> executors.sessionsLostOn(h, host, instance));
     if (!sessionIds.isEmpty()) {

@@ -70,6 +70,18 @@ public class SettingsTest {
   }
 
   @Test
+  void theLaunchAdapterIsOurAgentHostUnlessKandevsExecutorIsNamed() {
+    assertThat(Settings.fromEnvironment(Map.of()).launchAdapter()).isEqualTo(LaunchAdapter.AGENT_HOST);
+    assertThat(Settings.fromEnvironment(Map.of("KANDEV_LAUNCH_ADAPTER", "agent-host")).launchAdapter())
+        .isEqualTo(LaunchAdapter.AGENT_HOST);
+    Settings kandev = Settings.fromEnvironment(Map.of("KANDEV_LAUNCH_ADAPTER", "kandev-executor"));
+    assertThat(kandev.launchAdapter()).isEqualTo(LaunchAdapter.KANDEV_EXECUTOR);
+    assertThat(kandev.launchAdapter().launchesHere()).isFalse();
+    assertThatThrownBy(() -> Settings.fromEnvironment(Map.of("KANDEV_LAUNCH_ADAPTER", "kandev")))
+        .hasMessage("KANDEV_LAUNCH_ADAPTER must be one of agent-host, kandev-executor, got 'kandev'");
+  }
+
+  @Test
   void retentionAgesDefaultToMonthsAndAreWholeDaysOfAtLeastOne() {
     assertThat(Settings.fromEnvironment(Map.of()).retention()).isEqualTo(
         new RetentionSettings(new RetentionPolicy(90, 180, 30, 30, 500), Duration.ofDays(1)));

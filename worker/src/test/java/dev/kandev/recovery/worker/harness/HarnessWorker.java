@@ -38,7 +38,8 @@ public final class HarnessWorker {
     this.factory = WorkerFactory.newInstance(connection.client, TemporalWorkers.factoryOptions());
     WorkerRegistrations registrations = components.registrations();
     TemporalWorkers.register(factory::newWorker, queue, new WorkerRegistrations(registrations.host(),
-        registrations.workflows(), registrations.activities().stream().map(decorate).toList(), registrations.launchSlots()));
+        registrations.workflows(), registrations.activities().stream().map(decorate).toList(), registrations.launchSlots(),
+        registrations.pollsHostQueues()));
     factory.start();
     this.reaping = Periodic.every(settings.agentReapInterval(), "unowned-agent-reaper", components::reapUnownedAgents);
   }

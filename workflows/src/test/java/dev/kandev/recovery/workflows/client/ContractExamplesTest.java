@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.google.protobuf.ByteString;
+import dev.kandev.recovery.workflows.resume.LaunchOutcome;
 import dev.kandev.recovery.workflows.resume.ResumeFailure;
 import dev.kandev.recovery.workflows.resume.ResumeProgress;
 import dev.kandev.recovery.workflows.resume.ResumeRequest;
@@ -41,7 +42,8 @@ class ContractExamplesTest {
       "ResumeProgress", ResumeProgress.class,
       "RuntimeUpdateRequest", RuntimeUpdateRequest.class,
       "RuntimeUpdateResult", RuntimeUpdateResult.class,
-      "RuntimeUpdateProgress", RuntimeUpdateProgress.class);
+      "RuntimeUpdateProgress", RuntimeUpdateProgress.class,
+      "LaunchOutcome", LaunchOutcome.class);
   private static final Pattern MARKER = Pattern.compile("<!-- payload: (\\w+) -->");
   private static final ObjectMapper TREES = new ObjectMapper();
 
