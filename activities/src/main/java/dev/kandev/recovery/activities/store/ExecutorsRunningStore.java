@@ -71,6 +71,18 @@ public interface ExecutorsRunningStore {
    */
   List<String> markLostWithGoneWorkers(Handle h, String host, String workerInstance);
 
+  /** The session's state now, as its table holds it; empty if there is no such session. */
+  Optional<String> sessionState(Handle h, String sessionId);
+
+  /**
+   * An agent of someone else's that Kandev's own executor row of the session shows live (the
+   * {@code kandev} layout: {@code executors_running} with a live status and Kandev's execution), as
+   * a line for a message; empty if none (always, on the mirror, where the row is ours).
+   */
+  default Optional<String> kandevAgentOf(Handle h, String sessionId) {
+    return Optional.empty();
+  }
+
   /** An agent execution's record and whether the worker instance it names still beats. */
   record RecordedAgent(ExecutorRecord executor, boolean instanceAlive) {
     /** Whether the record claims a live agent process. */

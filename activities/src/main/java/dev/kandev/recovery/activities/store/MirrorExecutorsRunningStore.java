@@ -186,6 +186,14 @@ public final class MirrorExecutorsRunningStore implements ExecutorsRunningStore 
         .findOne();
   }
 
+  @Override
+  public Optional<String> sessionState(Handle h, String sessionId) {
+    return h.createQuery("SELECT state FROM " + sessions + " WHERE id = :sessionId")
+        .bind("sessionId", sessionId)
+        .mapTo(String.class)
+        .findOne();
+  }
+
   public Optional<ExecutorRecord> find(Handle h, String sessionId) {
     return h.createQuery("SELECT " + EXECUTOR_COLUMNS + " FROM " + executions + " WHERE session_id = :sessionId")
         .bind("sessionId", sessionId)

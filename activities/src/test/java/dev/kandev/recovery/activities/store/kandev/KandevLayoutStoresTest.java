@@ -57,6 +57,16 @@ class KandevLayoutStoresTest {
     public void taskStateChanged(Handle transaction, String taskId, String oldState) {
       published.add("task " + taskId + " from " + oldState);
     }
+
+    @Override
+    public void taskUpdated(Handle transaction, String taskId) {
+      published.add("task " + taskId + " updated");
+    }
+
+    @Override
+    public void transcriptReplayed(Handle transaction, String turnId, List<String> messageIds) {
+      published.add("turn of " + messageIds.size() + " messages");
+    }
   };
   private Fixtures fixtures;
   private SessionStore sessions;
