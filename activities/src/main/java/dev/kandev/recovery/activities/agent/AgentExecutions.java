@@ -46,10 +46,10 @@ final class AgentExecutions {
         h -> executors.markRunning(h, sessionId, executionId, fence));
   }
 
-  /** The session's state now, unless it is still {@code STARTING}. */
-  Optional<String> stateUnlessStarting(String sessionId) {
+  /** The session's state if another writer moved it out of {@code STARTING} during the launch. */
+  Optional<String> leftStartingByAnotherWriter(String sessionId) {
     return transactions.inTransaction("read the state of session " + sessionId,
-        h -> executors.sessionState(h, sessionId)).filter(state -> !state.equals("STARTING"));
+        h -> executors.leftStartingByAnotherWriter(h, sessionId));
   }
 
   /** Records the exit; never throws, since it runs where an agent is already gone. */

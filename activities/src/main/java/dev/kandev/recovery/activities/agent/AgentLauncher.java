@@ -136,7 +136,7 @@ final class AgentLauncher {
   private void takeOver(RunningAgent agent, LaunchRequest request) {
     if (!executions.running(agent.sessionId, agent.executionId, request.fence())) {
       Optional<String> changed = request.fence().isNone() ? Optional.empty()
-          : executions.stateUnlessStarting(agent.sessionId);
+          : executions.leftStartingByAnotherWriter(agent.sessionId);
       if (changed.isPresent()) {
         failures.abort(agent, "session became " + changed.get() + " during the launch");
         throw new SessionLeftStartingException(agent.sessionId, changed.get());

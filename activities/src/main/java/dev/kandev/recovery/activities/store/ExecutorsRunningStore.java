@@ -71,8 +71,12 @@ public interface ExecutorsRunningStore {
    */
   List<String> markLostWithGoneWorkers(Handle h, String host, String workerInstance);
 
-  /** The session's state now, as its table holds it; empty if there is no such session. */
-  Optional<String> sessionState(Handle h, String sessionId);
+  /**
+   * The session's state if another writer moved it out of {@code STARTING} (our last published
+   * transition of it entered {@code STARTING}, but it is in another state now); empty otherwise, also
+   * when our own compensation restored it.
+   */
+  Optional<String> leftStartingByAnotherWriter(Handle h, String sessionId);
 
   /**
    * An agent of someone else's that Kandev's own executor row of the session shows live (the

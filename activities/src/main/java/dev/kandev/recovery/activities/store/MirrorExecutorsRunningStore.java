@@ -187,8 +187,9 @@ public final class MirrorExecutorsRunningStore implements ExecutorsRunningStore 
   }
 
   @Override
-  public Optional<String> sessionState(Handle h, String sessionId) {
-    return h.createQuery("SELECT state FROM " + sessions + " WHERE id = :sessionId")
+  public Optional<String> leftStartingByAnotherWriter(Handle h, String sessionId) {
+    return h.createQuery("SELECT s.state FROM " + sessions + " s WHERE s.id = :sessionId AND s.state <> 'STARTING'"
+            + " AND (SELECT to_state FROM session_events WHERE session_id = s.id ORDER BY id DESC LIMIT 1) = 'STARTING'")
         .bind("sessionId", sessionId)
         .mapTo(String.class)
         .findOne();

@@ -108,8 +108,8 @@ public final class KandevExecutorsRunningStore implements ExecutorsRunningStore 
   }
 
   @Override
-  public Optional<String> sessionState(Handle h, String sessionId) {
-    return ours.sessionState(h, sessionId);
+  public Optional<String> leftStartingByAnotherWriter(Handle h, String sessionId) {
+    return ours.leftStartingByAnotherWriter(h, sessionId);
   }
 
   @Override

@@ -211,6 +211,29 @@ class KandevHonestLayoutTest {
     assertThat(db.tx((Handle h) -> outbox.nextUnpublished(h, 100))).hasSize(4);
   }
 
+  /** A kandev-layout schema migrated before this release (the mirror's V1–V13 applied) keeps working. */
+  @Test
+  void aKandevLayoutSchemaThatHasTheMirrorsTablesKeepsMigratingAndWorking() throws Exception {
+    String legacy = db.database().schema() + "_old";
+    org.flywaydb.core.Flyway.configure().dataSource(TestDatabase.URL, TestDatabase.USER, "").schemas(legacy)
+        .createSchemas(true).locations(dev.kandev.recovery.activities.store.Database.migrationLocations(
+            dev.kandev.recovery.activities.store.StoreLayout.MIRROR, true)).target("13").load().migrate();
+    try (dev.kandev.recovery.activities.store.Database old = dev.kandev.recovery.activities.store.Database.open(
+        new dev.kandev.recovery.activities.store.DatabaseSettings(TestDatabase.URL, TestDatabase.USER, "", legacy, 4,
+            db.layout())).migrate()) {
+      KandevLayoutStores stores = KandevLayoutStores.of(db.layout(), JSON, KandevEventOutbox.NONE);
+      Fence fence = old.transactions().inTransaction("lock", h -> locks.acquire(h, "s-1", "r", Duration.ofMinutes(1)))
+          .orElseThrow().fence();
+      old.transactions().run("start", h -> stores.sessions().transition(h, "s-1", java.util.Set.of(SessionState.FAILED),
+          SessionState.STARTING, "resume", "", fence));
+      assertThat(fixtures.string("SELECT state FROM " + k + ".task_sessions WHERE id = 's-1'")).isEqualTo("STARTING");
+      assertThat(fixtures.count("SELECT count(*) FROM information_schema.tables WHERE table_schema = ?"
+          + " AND table_name = 'task_sessions'", legacy)).as("its mirror tables stay until dropped by hand").isEqualTo(1);
+    } finally {
+      fixtures.exec("DROP SCHEMA " + legacy + " CASCADE");
+    }
+  }
+
   @Test
   void aFreshKandevLayoutSchemaHasNoTableWithKandevsNames() {
     assertThat(fixtures.strings("SELECT table_name FROM information_schema.tables WHERE table_schema = ?"
