@@ -125,7 +125,7 @@ public final class KandevExecutorsRunningStore implements ExecutorsRunningStore 
 
   /**
    * The session's row shows our new execution: taken over if there is one (its token, execution
-   * profile, executor, worktree and metadata kept), or created whole, as Kandev's upsert would, if
+   * profile, executor, worktree and metadata kept) unless it shows a live agent of Kandev's, or created whole, as Kandev's upsert would, if
    * Kandev has none (deleted it at a boot, say): id = session id, the session's task, executor and
    * agent profile, resumable, no token yet.
    */
@@ -139,7 +139,9 @@ public final class KandevExecutorsRunningStore implements ExecutorsRunningStore 
             + " ON CONFLICT (session_id) DO UPDATE SET runtime = EXCLUDED.runtime, status = EXCLUDED.status, resumable = 1,"
             + " agent_execution_id = EXCLUDED.agent_execution_id, container_id = '', agentctl_url = '', agentctl_port = 0,"
             + " pid = EXCLUDED.pid, local_pid = 0, error_message = EXCLUDED.error_message,"
-            + " last_seen_at = EXCLUDED.last_seen_at, updated_at = EXCLUDED.updated_at"))
+            + " last_seen_at = EXCLUDED.last_seen_at, updated_at = EXCLUDED.updated_at"
+            // A live agent of Kandev's stays shown (Kandev launched one against rule 5 meanwhile).
+            + " WHERE er.status NOT IN " + LIVE_STATUSES + " OR er.runtime = EXCLUDED.runtime"))
         .bind("runtime", RUNTIME)
         .bind("status", status)
         .bind("execution", executionId)

@@ -113,6 +113,9 @@ class KandevHonestLayoutTest {
         + " runtime = 'standalone', pid = 0 WHERE session_id = 's-1'");
     db.run(h -> executors.markExited(h, "s-1", "exec-1", "failed", "gone"));
     assertThat(executorRow()).isEqualTo("ready|0|k-exec-2|standalone|profile-old|1|tok-k|s-1|t-1");
+    // Nor does a later start of ours hide Kandev's live agent.
+    db.run(h -> executors.recordStarting(h, "s-1", "exec-2", "host-a", WORKER, 4343));
+    assertThat(executorRow()).isEqualTo("ready|0|k-exec-2|standalone|profile-old|1|tok-k|s-1|t-1");
   }
 
   @Test
