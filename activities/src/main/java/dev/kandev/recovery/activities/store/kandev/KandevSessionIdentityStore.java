@@ -14,8 +14,8 @@ import org.jdbi.v3.core.Handle;
 
 /**
  * The resume token where Kandev keeps it: {@code executors_running.resume_token} (keyed by Kandev's
- * {@code session_id}; a row is added, with Kandev's convention {@code id} = session id, only when a
- * token must be stored and Kandev has none) and its mirror {@code task_sessions.metadata.acp.session_id},
+ * {@code session_id}; a row is added only when a token must be stored and Kandev has none, whole, as
+ * {@link KandevExecutorsRunningStore} shows our execution) and its mirror {@code task_sessions.metadata.acp.session_id},
  * the {@code acp} object merged key by key so Kandev's other {@code acp} keys survive.
  */
 public final class KandevSessionIdentityStore implements SessionIdentityStore {
