@@ -11,6 +11,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.kandev.recovery.activities.json.Json;
 import dev.kandev.recovery.workflows.model.Fence;
 import dev.kandev.recovery.activities.store.SessionIdentity;
+import dev.kandev.recovery.workflows.client.ResumeFailedException;
+import dev.kandev.recovery.workflows.client.ResumeHandle;
+import dev.kandev.recovery.activities.testing.Await;
 import dev.kandev.recovery.activities.store.StoreLayout;
 import dev.kandev.recovery.activities.testing.TestAgent;
 import dev.kandev.recovery.activities.testing.TestDatabase;
@@ -99,6 +102,81 @@ public class ResumeSessionWorkflowTest {
     assertThat(next.loaded()).isTrue();
     assertThat(next.providerSessionId()).isEqualTo(token);
     assertThat(harness.identity("s1")).isEqualTo(new SessionIdentity(token, token));
+  }
+
+  /**
+   * Kandev's tables: a resume shows our agent in Kandev's executors_running row and closes it at the
+   * stop; once Kandev's own agent is live there, a resume is refused before STARTING, the token kept.
+   */
+  @Test
+  void kandevSeesOurAgentAndAResumeOfASessionWithKandevsLiveAgentIsRefusedBeforeStarting() throws Exception {
+    assumeTrue(layout == StoreLayout.Kind.KANDEV, "Kandev's executors_running: the kandev layout only");
+    harness.newSession("s1", SessionState.CREATED);
+    ResumeResult first = harness.resume("s1", ResumeMode.START_FRESH);
+    String k = db.layout().kandevSchema();
+    String row = "SELECT status || '|' || runtime || '|' || (pid > 0) || '|' || resume_token FROM " + k
+        + ".executors_running WHERE session_id = 's1'";
+    assertThat(db.fixtures().string(row)).isEqualTo("ready|kandev-recovery|true|" + first.providerSessionId());
+    harness.components().agentHost().stop("s1");
+    assertThat(db.fixtures().string(row)).isEqualTo("stopped|kandev-recovery|false|" + first.providerSessionId());
+
+    // Kandev's own launch of the session (its lifecycle upsert): its execution, ready.
+    db.fixtures().exec("UPDATE " + k + ".executors_running SET status = 'ready', runtime = 'standalone',"
+        + " agent_execution_id = 'kandev-exec' WHERE session_id = 's1'");
+    ResumeFailure failure = harness.resumeFailing("s1", ResumeMode.START_FRESH);
+
+    assertThat(failure.step()).isEqualTo(ResumeStep.READ_CONTEXT);
+    assertThat(failure.failureType()).isEqualTo("KANDEV_AGENT_RUNNING");
+    assertThat(failure.sessionState()).isNull();
+    assertThat(failure.recoveryActions()).isEmpty();
+    assertThat(harness.state("s1")).isEqualTo(WAITING_FOR_INPUT);
+    assertThat(harness.identity("s1")).isEqualTo(new SessionIdentity(first.providerSessionId(), first.providerSessionId()));
+    assertThat(harness.transitions("s1")).last().isEqualTo("STARTING>WAITING_FOR_INPUT");
+  }
+
+  /**
+   * Kandev's boot settles a session our resume holds STARTING (its agent held in initialize) and, on
+   * Kandev's tables, marks the task interrupted: the resume ends as a lost race, not an agent failure,
+   * its agent stopped and nothing restored over that state; the next resume clears the mark.
+   */
+  @Test
+  void aSessionAnotherWriterSettledMidResumeEndsAsALostRaceAndTheNextResumeClearsTheMark() throws Exception {
+    String token = harness.establishedSession("s1", FAILED);
+    harness.agentMode("hold-initialize");
+    ResumeHandle resume = harness.start("s1", ResumeMode.RESUME);
+    // (Kandev's row in the kandev layout: it shows our execution too)
+    Await.until(() -> String.valueOf(db.fixtures().string("SELECT status FROM executors_running WHERE session_id = 's1'")),
+        "starting"::equals, Duration.ofMinutes(1), "the agent to start");
+
+    String sessions = db.layout().kandevTable("task_sessions");
+    db.fixtures().exec("UPDATE " + sessions + " SET state = 'WAITING_FOR_INPUT' WHERE id = 's1'");
+    if (layout == StoreLayout.Kind.KANDEV) {
+      db.fixtures().exec("UPDATE " + db.layout().kandevTable("tasks")
+          + " SET metadata = '{\"interrupted_at\":\"2026-12-06T00:00:00Z\"}' WHERE id = 't-s1'");
+    }
+    harness.agentMode("normal");
+    ResumeFailure failure;
+    try {
+      throw new AssertionError("the resume succeeded: " + resume.await(Duration.ofMinutes(2)));
+    } catch (ResumeFailedException e) {
+      failure = e.failure();
+    }
+
+    assertThat(failure.step()).isEqualTo(ResumeStep.LAUNCH_AGENT);
+    assertThat(failure.failureType()).isEqualTo("SESSION_STATE_SUPERSEDED");
+    assertThat(failure.sessionState()).isEqualTo(WAITING_FOR_INPUT);
+    assertThat(harness.state("s1")).isEqualTo(WAITING_FOR_INPUT);
+    assertThat(harness.transitions("s1")).last().isEqualTo("FAILED>STARTING");
+    assertThat(harness.components().agentHost().isRunning("s1")).isFalse();
+    assertThat(harness.identity("s1")).isEqualTo(new SessionIdentity(token, token));
+    if (layout == StoreLayout.Kind.KANDEV) {
+      assertThat(db.fixtures().string("SELECT metadata FROM " + db.layout().kandevTable("tasks") + " WHERE id = 't-s1'"))
+          .as("the boot's mark stays after the lost race").contains("interrupted_at");
+      ResumeResult next = harness.resume("s1", ResumeMode.RESUME);
+      assertThat(next.outcome()).isEqualTo(ResumeOutcome.RESUMED);
+      assertThat(db.fixtures().string("SELECT metadata FROM " + db.layout().kandevTable("tasks") + " WHERE id = 't-s1'"))
+          .as("a resume clears it as Kandev's own transition does").doesNotContain("interrupted_at");
+    }
   }
 
   @Test

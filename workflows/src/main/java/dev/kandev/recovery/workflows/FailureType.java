@@ -31,13 +31,16 @@ public enum FailureType {
   SESSION_NOT_RESUMABLE(false, "the session is `COMPLETED`; create a new session instead"),
   AGENT_ALREADY_RUNNING(false,
       "the session is `STARTING`, or its agent already runs on this worker or on another live one (named in the message); nothing changed"),
+  KANDEV_AGENT_RUNNING(false,
+      "the `kandev` layout: Kandev's own executor row of the session (`executors_running`) shows a live agent of Kandev's (status `starting`, `running` or `ready`, Kandev's execution); refused before `STARTING`, nothing changed, the token untouched. Stop that agent in Kandev (or let Kandev's boot mark it stopped), then Resume again"),
   AGENT_UNKNOWN(false, "the session's agent has no profile on the worker"),
   NO_STORED_SESSION(false,
       "Resume of a session with no stored provider session (never started, or a Start fresh cleared it): refused, nothing changed; Start fresh creates one"),
   RESUME_LOCK_HELD(true, "another holder has the per-session resume lock (retried, then the resume fails)"),
   RESUME_LOCK_LOST(false,
       "this resume no longer holds its lock (a newer holder took it over, or this is a stale workflow task of a run that ended); it writes nothing more"),
-  SESSION_STATE_SUPERSEDED(false, "a concurrent transition of the session won"),
+  SESSION_STATE_SUPERSEDED(false,
+      "a concurrent transition of the session won: another writer (e.g. Kandev's boot moving `STARTING` to `WAITING_FOR_INPUT`) changed its state mid-resume; a launched agent is stopped and nothing is restored over that writer's state"),
 
   // The resume: the credential lease (docs/credentials.md).
   CREDENTIAL_SESSION_TERMINAL(false, "the session is `COMPLETED`, `FAILED` or `CANCELLED`: no credential for it"),

@@ -3,6 +3,7 @@ package dev.kandev.recovery.activities.agent;
 import dev.kandev.recovery.activities.store.ExecutorsRunningStore;
 import dev.kandev.recovery.workflows.model.Fence;
 import dev.kandev.recovery.activities.store.Transactions;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -43,6 +44,12 @@ final class AgentExecutions {
   boolean running(String sessionId, String executionId, Fence fence) {
     return transactions.inTransaction("mark the agent of session " + sessionId + " running",
         h -> executors.markRunning(h, sessionId, executionId, fence));
+  }
+
+  /** The session's state if another writer moved it out of {@code STARTING} during the launch. */
+  Optional<String> leftStartingByAnotherWriter(String sessionId) {
+    return transactions.inTransaction("read the state of session " + sessionId,
+        h -> executors.leftStartingByAnotherWriter(h, sessionId));
   }
 
   /** Records the exit; never throws, since it runs where an agent is already gone. */

@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
@@ -134,6 +135,12 @@ final class AgentLauncher {
   /** Makes the agent the session's running one, unless the launch lost the session meanwhile. */
   private void takeOver(RunningAgent agent, LaunchRequest request) {
     if (!executions.running(agent.sessionId, agent.executionId, request.fence())) {
+      Optional<String> changed = request.fence().isNone() ? Optional.empty()
+          : executions.leftStartingByAnotherWriter(agent.sessionId);
+      if (changed.isPresent()) {
+        failures.abort(agent, "session became " + changed.get() + " during the launch");
+        throw new SessionLeftStartingException(agent.sessionId, changed.get());
+      }
       // The resume gave up on this launch while it ran (e.g. this worker stalled past the
       // heartbeat timeout and the resume was compensated elsewhere), or a later launch serves the
       // session now: this late result must not take the session over.

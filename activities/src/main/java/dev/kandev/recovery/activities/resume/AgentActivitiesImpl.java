@@ -2,6 +2,7 @@ package dev.kandev.recovery.activities.resume;
 
 import dev.kandev.recovery.activities.agent.AgentHost;
 import dev.kandev.recovery.activities.agent.AgentLaunchException;
+import dev.kandev.recovery.activities.agent.SessionLeftStartingException;
 import dev.kandev.recovery.activities.agent.LaunchRequest;
 import dev.kandev.recovery.activities.agent.LaunchResult;
 import dev.kandev.recovery.activities.credentials.CredentialException;
@@ -111,6 +112,9 @@ public final class AgentActivitiesImpl implements AgentActivities {
     } catch (AgentLaunchException e) {
       countLaunch(activity, e.failureClass().type());
       throw e.failureClass().failureType().failure(redact(e.description(), tokens));
+    } catch (SessionLeftStartingException e) {
+      countLaunch(activity, FailureType.SESSION_STATE_SUPERSEDED.type());
+      throw FailureType.SESSION_STATE_SUPERSEDED.failure(e.getMessage());
     } catch (ActivityCompletionException e) {
       // Cancelled, or the workflow no longer waits: the launch must not leave an agent behind.
       launch.whenComplete((r, t) -> host.stop(sessionId));

@@ -95,7 +95,7 @@ public final class SessionActivitiesImpl implements SessionActivities {
    * that state.
    */
   private record ContextRows(SessionRecord session, Optional<String> liveOwnerElsewhere, SessionIdentity identity,
-      Optional<SessionState> startedFrom) {}
+      Optional<SessionState> startedFrom, Optional<String> kandevAgent) {}
 
   private Optional<SessionState> ownStarting(Handle h, SessionRecord session, Fence fence) {
     return session.state() == STARTING && sessions.lastStartedUnder(h, session.id(), fence)
@@ -111,7 +111,8 @@ public final class SessionActivitiesImpl implements SessionActivities {
     ContextRows rows = transactions.inSnapshot("read the resume context of session " + sessionId,
         h -> sessions.find(h, sessionId)
             .map(session -> new ContextRows(session, executors.liveOwnerOtherThan(h, sessionId, workerInstance),
-                identities.read(h, sessionId), ownStarting(h, session, Fence.orNone(fence))))
+                identities.read(h, sessionId), ownStarting(h, session, Fence.orNone(fence)),
+                executors.kandevAgentOf(h, sessionId)))
             .orElse(null));
     if (rows == null) {
       throw FailureType.SESSION_NOT_FOUND.failure("unknown session '" + sessionId + "'");
@@ -131,6 +132,12 @@ public final class SessionActivitiesImpl implements SessionActivities {
           "session " + sessionId + " is " + session.state() + " and its agent already runs on worker " + runningOn.get()
               + " (if that worker died, it counts as gone " + WorkerPresenceStore.GONE_AFTER.toSeconds()
               + " s after its last beat: Resume again then)");
+    }
+    if (rows.startedFrom().isEmpty() && rows.kandevAgent().isPresent()) {
+      // Two agents must never serve one session: Kandev's is alive, so ours is not started.
+      throw FailureType.KANDEV_AGENT_RUNNING.failure(
+          "session " + sessionId + " is " + session.state() + " and Kandev's own agent serves it ("
+              + rows.kandevAgent().get() + " in Kandev's executors_running); stop it in Kandev, then Resume again");
     }
     if (!isKnownAgent.test(session.agentId())) {
       throw FailureType.AGENT_UNKNOWN.failure(
@@ -190,7 +197,8 @@ public final class SessionActivitiesImpl implements SessionActivities {
     Optional<String> lost = transactions.inTransaction("settle session " + sessionId, h -> {
       SessionState now = sessions.lockState(h, sessionId);
       Optional<String> agentLost = agentLost(h, sessionId);
-      if (now == SessionState.WAITING_FOR_INPUT && sessions.lastStartedUnder(h, sessionId, fence)) {
+      if (now == SessionState.WAITING_FOR_INPUT && sessions.lastStartedUnder(h, sessionId, fence)
+          && sessions.lastEnteredByUs(h, sessionId).equals(Optional.of(SessionState.WAITING_FOR_INPUT))) {
         // This settle ran before and committed, but its result was lost with its worker.
         agentLost.ifPresent(reason -> unsettle(h, sessionId, fence));
         return agentLost;
@@ -200,6 +208,7 @@ public final class SessionActivitiesImpl implements SessionActivities {
       }
       TransitionResult result = sessions.settle(
           h, sessionId, Set.of(STARTING), TaskState.TURN_UNDER_WAY, "resume settled", "", fence);
+      // Not STARTING any more (another writer, e.g. Kandev's boot, settled it first): a lost race.
       requireWon(sessionId, result.outcome(), result.now(), "settling at WAITING_FOR_INPUT");
       return Optional.<String>empty();
     });

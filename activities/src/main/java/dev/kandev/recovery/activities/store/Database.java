@@ -75,7 +75,7 @@ public final class Database implements AutoCloseable {
           .lockRetryCount(limits.lockTries())
           .schemas(schema)
           .createSchemas(true)
-          .locations("classpath:db/migration")
+          .locations(migrationLocations(layout, appliedMirrorMigrations(limits)))
           .load();
       SchemaCompatibility.check(flyway, flyway.getConfiguration().getDataSource(), schema);
       if (layout.isKandev()) {
@@ -86,6 +86,47 @@ public final class Database implements AutoCloseable {
     } catch (RuntimeException e) {
       close(); // Database.open(...).migrate() in a try-with-resources: the caller never holds it to close
       throw e;
+    }
+  }
+
+  /** The migrations of every layout: our own tables only. */
+  public static final String COMMON_MIGRATIONS = "classpath:db/migration";
+  /** The mirror's: Kandev-named tables of ours (V1, V3, V6–V9) and our tables V1 and V3 create with them. */
+  public static final String MIRROR_MIGRATIONS = "classpath:db/mirror";
+  /** A fresh kandev-layout schema's instead of the mirror's: only our own tables of V1 and V3 (V2). */
+  public static final String KANDEV_LAYOUT_MIGRATIONS = "classpath:db/kandev";
+
+  /**
+   * Where the migrations of a schema in {@code layout} are: the common ones and the mirror's, except for
+   * a kandev-layout schema that never applied the mirror's V1 (a fresh one), which gets no table with
+   * Kandev's names. A kandev-layout schema migrated before keeps the mirror's set it applied (its unused
+   * mirror tables can be dropped by hand: docs/upgrades.md); the choice is made once per schema.
+   */
+  public static String[] migrationLocations(StoreLayout layout, boolean mirrorApplied) {
+    return layout.isKandev() && !mirrorApplied
+        ? new String[] {COMMON_MIGRATIONS, KANDEV_LAYOUT_MIGRATIONS}
+        : new String[] {COMMON_MIGRATIONS, MIRROR_MIGRATIONS};
+  }
+
+  /** Whether this schema's history has the mirror's V1 (false for a schema never migrated). */
+  private boolean appliedMirrorMigrations(MigrationLimits limits) {
+    try (java.sql.Connection c = migrationConnections(limits).getConnection();
+        java.sql.PreparedStatement exists = c.prepareStatement("SELECT to_regclass(?) IS NOT NULL")) {
+      exists.setString(1, schema + ".flyway_schema_history");
+      try (java.sql.ResultSet r = exists.executeQuery()) {
+        r.next();
+        if (!r.getBoolean(1)) {
+          return false;
+        }
+      }
+      try (java.sql.Statement history = c.createStatement();
+          java.sql.ResultSet r = history.executeQuery("SELECT count(*) FROM " + schema
+              + ".flyway_schema_history WHERE version = '1' AND success")) {
+        r.next();
+        return r.getLong(1) > 0;
+      }
+    } catch (java.sql.SQLException e) {
+      throw new StoreException("cannot read the migration history of schema " + schema, e);
     }
   }
 

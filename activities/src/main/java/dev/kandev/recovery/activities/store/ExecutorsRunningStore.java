@@ -71,6 +71,22 @@ public interface ExecutorsRunningStore {
    */
   List<String> markLostWithGoneWorkers(Handle h, String host, String workerInstance);
 
+  /**
+   * The session's state if another writer moved it out of {@code STARTING} (our last published
+   * transition of it entered {@code STARTING}, but it is in another state now); empty otherwise, also
+   * when our own compensation restored it.
+   */
+  Optional<String> leftStartingByAnotherWriter(Handle h, String sessionId);
+
+  /**
+   * An agent of someone else's that Kandev's own executor row of the session shows live (the
+   * {@code kandev} layout: {@code executors_running} with a live status and Kandev's execution), as
+   * a line for a message; empty if none (always, on the mirror, where the row is ours).
+   */
+  default Optional<String> kandevAgentOf(Handle h, String sessionId) {
+    return Optional.empty();
+  }
+
   /** An agent execution's record and whether the worker instance it names still beats. */
   record RecordedAgent(ExecutorRecord executor, boolean instanceAlive) {
     /** Whether the record claims a live agent process. */

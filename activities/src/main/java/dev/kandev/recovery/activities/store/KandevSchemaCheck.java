@@ -17,6 +17,7 @@ public final class KandevSchemaCheck {
   private static final String TEXT = "text";
   private static final String TIMESTAMP = "timestamp without time zone";
   private static final String INTEGER = "integer";
+  private static final String BIGINT = "bigint";
 
   /** Table, column, the type we handle. */
   private record Column(String table, String column, String type) {}
@@ -46,6 +47,18 @@ public final class KandevSchemaCheck {
       new Column("executors_running", "resume_token", TEXT),
       new Column("executors_running", "created_at", TIMESTAMP),
       new Column("executors_running", "updated_at", TIMESTAMP),
+      // Our agent executions, shown in Kandev's row (store/kandev/KandevExecutorsRunningStore).
+      new Column("executors_running", "execution_profile_id", TEXT),
+      new Column("executors_running", "runtime", TEXT),
+      new Column("executors_running", "agent_execution_id", TEXT),
+      new Column("executors_running", "container_id", TEXT),
+      new Column("executors_running", "agentctl_url", TEXT),
+      new Column("executors_running", "agentctl_port", INTEGER),
+      new Column("executors_running", "pid", INTEGER),
+      new Column("executors_running", "local_pid", INTEGER),
+      new Column("executors_running", "error_message", TEXT),
+      new Column("executors_running", "metadata", TEXT),
+      new Column("executors_running", "last_seen_at", TIMESTAMP),
       new Column("task_session_turns", "id", TEXT),
       new Column("task_session_turns", "task_session_id", TEXT),
       new Column("task_session_turns", "task_id", TEXT),
@@ -106,7 +119,12 @@ public final class KandevSchemaCheck {
       new Column("tasks", "external_id", TEXT),
       new Column("tasks", "queued_for_step_id", TEXT),
       new Column("tasks", "queued_at", TIMESTAMP),
-      new Column("tasks", "created_at", TIMESTAMP));
+      new Column("tasks", "created_at", TIMESTAMP),
+      // Read for a replay's turn and message events (KandevEventRows.turn, .message).
+      new Column("task_session_turns", "execution_profile_id", TEXT),
+      new Column("task_session_turns", "route_generation", BIGINT),
+      new Column("task_session_messages", "author_id", TEXT),
+      new Column("task_session_messages", "requests_input", INTEGER));
 
   private KandevSchemaCheck() {}
 

@@ -186,6 +186,15 @@ public final class MirrorExecutorsRunningStore implements ExecutorsRunningStore 
         .findOne();
   }
 
+  @Override
+  public Optional<String> leftStartingByAnotherWriter(Handle h, String sessionId) {
+    return h.createQuery("SELECT s.state FROM " + sessions + " s WHERE s.id = :sessionId AND s.state <> 'STARTING'"
+            + " AND (SELECT to_state FROM session_events WHERE session_id = s.id ORDER BY id DESC LIMIT 1) = 'STARTING'")
+        .bind("sessionId", sessionId)
+        .mapTo(String.class)
+        .findOne();
+  }
+
   public Optional<ExecutorRecord> find(Handle h, String sessionId) {
     return h.createQuery("SELECT " + EXECUTOR_COLUMNS + " FROM " + executions + " WHERE session_id = :sessionId")
         .bind("sessionId", sessionId)

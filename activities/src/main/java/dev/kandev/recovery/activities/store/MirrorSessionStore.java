@@ -118,7 +118,7 @@ public final class MirrorSessionStore implements SessionStore {
             + " resume_fence = CASE WHEN :starting AND :fence > 0 THEN :fence ELSE s.resume_fence END"
             + " WHERE s.id = :id AND s.state = ANY(:expected) AND " + ResumeLockStore.FENCE_HELD_ON_S)
         .bind("target", target.name())
-        .bind("error", errorMessage == null ? "" : errorMessage)
+        .bind("error", sessionErrorMessage(target, errorMessage))
         .bind("terminal", target.isTerminal())
         .bind("starting", target == SessionState.STARTING)
         .bind("id", sessionId)
@@ -246,6 +246,22 @@ public final class MirrorSessionStore implements SessionStore {
         .mapTo(String.class)
         .findOne()
         .map(SessionState::parse);
+  }
+
+  /**
+   * What the session row keeps of a transition's error: all of it on a {@code FAILED} session, only
+   * its first line on any other (a restored {@code WAITING_FOR_INPUT} session shows one line; the
+   * whole text, an agent's stderr tail included, stays in our {@code session_events}).
+   */
+  public static String sessionErrorMessage(SessionState target, String errorMessage) {
+    if (errorMessage == null) {
+      return "";
+    }
+    if (target == SessionState.FAILED) {
+      return errorMessage;
+    }
+    int newline = errorMessage.indexOf('\n');
+    return (newline < 0 ? errorMessage : errorMessage.substring(0, newline)).stripTrailing();
   }
 
   /** Rejects transitions no caller may ask for, before anything is read or written. */

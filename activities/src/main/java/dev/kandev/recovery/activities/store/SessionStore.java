@@ -84,6 +84,18 @@ public interface SessionStore {
    */
   boolean lastStartedUnder(Handle h, String sessionId, Fence fence);
 
+  /**
+   * The state our last published transition of the session moved it to (our {@code session_events},
+   * both layouts): a state the session has now that differs came from another writer.
+   */
+  default Optional<SessionState> lastEnteredByUs(Handle h, String sessionId) {
+    return h.createQuery("SELECT to_state FROM session_events WHERE session_id = :id ORDER BY id DESC LIMIT 1")
+        .bind("id", sessionId)
+        .mapTo(String.class)
+        .findOne()
+        .map(SessionState::parse);
+  }
+
   /** The state the session left when it last entered {@code entered}, from our published events. */
   Optional<SessionState> stateBeforeLast(Handle h, String sessionId, SessionState entered);
 }

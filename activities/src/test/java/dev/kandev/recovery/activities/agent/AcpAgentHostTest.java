@@ -2,6 +2,7 @@ package dev.kandev.recovery.activities.agent;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.kandev.recovery.activities.acp.PermissionPolicy;
@@ -276,6 +277,32 @@ class AcpAgentHostTest {
     assertThat(harness.executor(SESSION).status()).isEqualTo("failed");
     assertThat(sessionState()).isEqualTo("FAILED");
     harness.assertTokenUnchanged(SESSION, "sess_kept");
+  }
+
+  /**
+   * Another writer (Kandev's boot) settled the session at WAITING_FOR_INPUT while the agent was in its
+   * handshake: the launch lost a race, which it says (not an agent failure), and its agent is stopped.
+   */
+  @Test
+  void anAgentWhoseSessionAnotherWriterMovedDuringItsHandshakeIsStoppedAsALostRace() throws Exception {
+    db.fixtures().task(TASK, "ws-1", "REVIEW").session(SESSION, TASK, "test-agent", SessionState.FAILED, "{}");
+    ResumeLockStore locks = new ResumeLockStore();
+    SessionStore sessions = new MirrorSessionStore(Json.mapper());
+    Fence fence = db.tx(h -> locks.acquire(h, SESSION, "resume-1", Duration.ofMinutes(5))).orElseThrow().fence();
+    db.tx(h -> sessions.transition(h, SESSION, Set.of(SessionState.FAILED), SessionState.STARTING, "resume", "", fence));
+    HeldLaunch held = launchHeldInInitialize(fence);
+
+    db.fixtures().exec("UPDATE task_sessions SET state = 'WAITING_FOR_INPUT' WHERE id = ?", SESSION);
+
+    Files.writeString(held.modeFile, "normal");
+    Throwable failure = catchThrowable(() -> unwrap(held.launch, Duration.ofSeconds(15)));
+    assertThat(failure).isInstanceOf(SessionLeftStartingException.class)
+        .hasMessageContaining("became WAITING_FOR_INPUT during the launch");
+    assertThat(harness.host.isRunning(SESSION)).isFalse();
+    Await.until(() -> !ProcessHandle.of(held.pid).map(ProcessHandle::isAlive).orElse(false), Duration.ofSeconds(10),
+        "the agent process to end");
+    assertThat(harness.executor(SESSION).status()).isEqualTo("failed");
+    assertThat(sessionState()).isEqualTo("WAITING_FOR_INPUT");
   }
 
   /** Another worker ran the resume's StopAgent compensation and withdrew the launch: the same. */

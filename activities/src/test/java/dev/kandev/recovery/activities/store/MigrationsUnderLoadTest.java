@@ -194,7 +194,7 @@ class MigrationsUnderLoadTest {
   /** The real migrations up to {@code version}, as an older release left the schema. */
   private void migrateTo(String version) {
     Flyway.configure().dataSource(TestDatabase.URL, TestDatabase.USER, "").schemas(schema).createSchemas(true)
-        .locations("classpath:db/migration").target(version).load().migrate();
+        .locations(Database.COMMON_MIGRATIONS, Database.MIRROR_MIGRATIONS).target(version).load().migrate();
   }
 
   /** The versions of the successful migrations in the history, in order; a failed or repeated one shows. */
@@ -231,9 +231,9 @@ class MigrationsUnderLoadTest {
   }
 
   private static List<String> shippedVersions() {
-    try (var files = Files.list(Path.of(
-        MigrationsUnderLoadTest.class.getClassLoader().getResource("db/migration").toURI()))) {
-      return files.map(file -> file.getFileName().toString())
+    try (var common = Files.list(Path.of(MigrationsUnderLoadTest.class.getClassLoader().getResource("db/migration").toURI()));
+        var mirror = Files.list(Path.of(MigrationsUnderLoadTest.class.getClassLoader().getResource("db/mirror").toURI()))) {
+      return java.util.stream.Stream.concat(common, mirror).map(file -> file.getFileName().toString())
           .filter(name -> name.matches("V\\d+__.*\\.sql"))
           .map(name -> name.substring(1, name.indexOf("__")))
           .sorted(Comparator.comparingInt(Integer::parseInt))

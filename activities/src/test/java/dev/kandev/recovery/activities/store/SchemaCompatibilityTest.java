@@ -19,7 +19,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * contracted what it still uses. The releases' migrations are in {@code db/release-*} (test resources).
  */
 class SchemaCompatibilityTest {
-  private static final String THIS_RELEASE = "classpath:db/migration";
+  private static final String THIS_RELEASE = Database.COMMON_MIGRATIONS;
+  private static final String THIS_RELEASE_MIRROR = Database.MIRROR_MIGRATIONS;
   private static final String NEXT_RELEASE = "classpath:db/release-next-expand";
   private static final String RELEASE_AFTER = "classpath:db/release-after-contract";
 
@@ -27,7 +28,7 @@ class SchemaCompatibilityTest {
 
   @Test
   void thisReleasesWorkerStartsAndWritesOnTheNextReleasesExpandedSchema() {
-    migrateAs(THIS_RELEASE, NEXT_RELEASE);
+    migrateAs(THIS_RELEASE, THIS_RELEASE_MIRROR, NEXT_RELEASE);
 
     db.fixtures().task("t-1", "ws-1", "TODO").session("s-1", "t-1", "agent", SessionState.IDLE, "{}");
     SessionStore sessions = new MirrorSessionStore(Json.mapper());
@@ -45,7 +46,7 @@ class SchemaCompatibilityTest {
 
   @Test
   void thisReleasesWorkerRefusesASchemaALaterReleaseContractedAndChangesNothing() {
-    migrateAs(THIS_RELEASE, NEXT_RELEASE, RELEASE_AFTER);
+    migrateAs(THIS_RELEASE, THIS_RELEASE_MIRROR, NEXT_RELEASE, RELEASE_AFTER);
     long applied = db.fixtures().count("SELECT count(*) FROM flyway_schema_history");
 
     Database refused = reopen();
@@ -56,7 +57,7 @@ class SchemaCompatibilityTest {
     assertThat(db.fixtures().count("SELECT count(*) FROM flyway_schema_history")).isEqualTo(applied);
     assertThat(((HikariDataSource) refused.dataSource()).isClosed()).as("the refused worker's pool closed").isTrue();
 
-    Flyway newest = flyway(THIS_RELEASE, NEXT_RELEASE, RELEASE_AFTER);
+    Flyway newest = flyway(THIS_RELEASE, THIS_RELEASE_MIRROR, NEXT_RELEASE, RELEASE_AFTER);
     SchemaCompatibility.check(newest, db.dataSource(), db.database().schema());
   }
 

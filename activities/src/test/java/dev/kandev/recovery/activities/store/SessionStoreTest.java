@@ -69,6 +69,20 @@ class SessionStoreTest {
   }
 
   @Test
+  void aSessionThatIsNotFailedKeepsOneLineOfItsErrorAndOurEventKeepsAll() {
+    session(STARTING);
+    String error = "resume failed at LAUNCH_AGENT (AGENT_SESSION_LOAD_REJECTED): rejected; stderr tail:\nline 1\nline 2";
+    db.run(h -> sessions.transition(h, "s1", Set.of(STARTING), WAITING_FOR_INPUT, "resume rolled back", error, Fence.none()));
+    assertThat(db.tx((Handle h) -> sessions.get(h, "s1")).errorMessage())
+        .isEqualTo("resume failed at LAUNCH_AGENT (AGENT_SESSION_LOAD_REJECTED): rejected; stderr tail:");
+    assertThat(fixtures.string("SELECT error_message FROM session_events WHERE session_id = 's1' ORDER BY id DESC LIMIT 1"))
+        .isEqualTo(error);
+
+    db.run(h -> sessions.transition(h, "s1", Set.of(WAITING_FOR_INPUT), FAILED, "agent died", error, Fence.none()));
+    assertThat(db.tx((Handle h) -> sessions.get(h, "s1")).errorMessage()).as("a FAILED session keeps all").isEqualTo(error);
+  }
+
+  @Test
   void transitionFromAnotherStateLosesAndWritesNothing() {
     session(WAITING_FOR_INPUT);
     String before = fixtures.dump("task_sessions");

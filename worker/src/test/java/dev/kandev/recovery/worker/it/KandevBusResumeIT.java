@@ -101,6 +101,49 @@ public class KandevBusResumeIT {
     }
   }
 
+  /**
+   * A session/load that replays two messages the transcript lacks: its turn and messages arrive as
+   * Kandev's own turn.started, message.added (in order) and turn.completed, between the session's
+   * STARTING and its settle, so an open chat shows them live.
+   */
+  @Test
+  void aReplaysTurnAndMessagesArriveAsKandevsEventsBetweenTheStateEvents() throws Exception {
+    try (NatsServer nats = NatsServer.start(); NatsServer.Subscriber kandev = nats.subscribe()) {
+      cluster.setting("KANDEV_NATS_URL", nats.url());
+      cluster.dev("dev");
+      kandevTaskInProgress("s1");
+      assertResumed(cli("resume", "s1", "--fresh", "--timeout=90s"));
+      kandev.next(4, ARRIVAL);
+      String token = cluster.identity("s1").acpSessionId();
+      // The agent's own record of the conversation holds two messages Kandev's transcript lacks.
+      java.nio.file.Path record = cluster.dir().resolve("agent-state").resolve(token + ".json");
+      com.fasterxml.jackson.databind.node.ObjectNode stored =
+          (com.fasterxml.jackson.databind.node.ObjectNode) Json.mapper().readTree(record.toFile());
+      com.fasterxml.jackson.databind.node.ArrayNode messages = stored.putArray("messages");
+      messages.addObject().put("messageId", "m-1").put("role", "user").put("text", "add a widget");
+      messages.addObject().put("messageId", "m-2").put("role", "agent").put("text", "done");
+      java.nio.file.Files.writeString(record, Json.mapper().writeValueAsString(stored));
+      kandevFails("s1");
+
+      assertResumed(cli("resume", "s1", "--timeout=90s"));
+      List<JsonNode> events = events(kandev.next(8, ARRIVAL));
+      assertThat(events).extracting(e -> e.get("type").asText()).containsExactly(
+          "task_session.state_changed", "turn.started", "message.added", "message.added", "turn.completed",
+          "task_session.state_changed", "task.state_changed", "task.updated");
+      String turn = cluster.fixtures.string("SELECT id FROM task_session_turns WHERE task_session_id = 's1'");
+      assertThat(events.get(1).at("/data/id").asText()).isEqualTo(turn);
+      assertThat(events.get(1).at("/data/session_id").asText()).isEqualTo("s1");
+      assertThat(events.get(2).at("/data/turn_id").asText()).isEqualTo(turn);
+      assertThat(events.get(2).at("/data/author_type").asText()).isEqualTo("user");
+      assertThat(events.get(2).at("/data/content").asText()).isEqualTo("add a widget");
+      assertThat(events.get(2).at("/data/created_at").asText()).matches(RFC3339_UTC);
+      assertThat(events.get(3).at("/data/author_type").asText()).isEqualTo("agent");
+      assertThat(events.get(3).at("/data/content").asText()).isEqualTo("done");
+      assertThat(events.get(4).at("/data/had_output").asBoolean()).isTrue();
+      assertThat(kandev.more(Duration.ofSeconds(2))).as("nothing else, nothing twice").isEmpty();
+    }
+  }
+
   @Test
   void aResumesEventsCommittedBeforeItsWorkerWasKilledArriveOnceTheNextWorkerRuns() throws Exception {
     DevTemporalServer.start(RealTemporalServer.cli(), cluster.dir().resolve("temporal"), cluster.temporalPort, cluster.uiPort);

@@ -1,5 +1,6 @@
 package dev.kandev.recovery.activities.store.kandev;
 
+import java.util.List;
 import org.jdbi.v3.core.Handle;
 
 /**
@@ -14,6 +15,15 @@ public interface KandevEventOutbox {
   /** {@code task.state_changed} and {@code task.updated} for the task row as the transaction sees it now. */
   void taskStateChanged(Handle transaction, String taskId, String oldState);
 
+  /** {@code task.updated} alone for the task row as the transaction sees it now (a change of its metadata). */
+  void taskUpdated(Handle transaction, String taskId);
+
+  /**
+   * For a replay that added {@code messageIds} (in order) to the session in turn {@code turnId}:
+   * {@code turn.started}, {@code message.added} for each, then {@code turn.completed}.
+   */
+  void transcriptReplayed(Handle transaction, String turnId, List<String> messageIds);
+
   /** Stores nothing: no bus of Kandev's is attached. */
   KandevEventOutbox NONE =
       new KandevEventOutbox() {
@@ -22,5 +32,11 @@ public interface KandevEventOutbox {
 
         @Override
         public void taskStateChanged(Handle transaction, String taskId, String oldState) {}
+
+        @Override
+        public void taskUpdated(Handle transaction, String taskId) {}
+
+        @Override
+        public void transcriptReplayed(Handle transaction, String turnId, List<String> messageIds) {}
       };
 }

@@ -19,6 +19,9 @@ public final class KandevEventPayloads {
   public static final String SESSION_STATE_CHANGED = "task_session.state_changed";
   public static final String TASK_STATE_CHANGED = "task.state_changed";
   public static final String TASK_UPDATED = "task.updated";
+  public static final String TURN_STARTED = "turn.started";
+  public static final String TURN_COMPLETED = "turn.completed";
+  public static final String MESSAGE_ADDED = "message.added";
 
   private static final TypeReference<Map<String, Object>> OBJECT = new TypeReference<>() {};
   private final ObjectMapper json;
@@ -130,6 +133,55 @@ public final class KandevEventPayloads {
       data.put("old_state", oldState);
       data.put("new_state", text(row.state()));
     }
+    return data;
+  }
+
+  /**
+   * {@code turn.started} ({@code hadOutput} null) or {@code turn.completed}, as Kandev's task service
+   * builds them ({@code publishTurnEvent}): the turn's columns, its times as Go marshals a {@code
+   * time.Time} (RFC 3339 with nanoseconds), {@code completed_at} null while open.
+   */
+  public Map<String, Object> turn(KandevEventRows.TurnRow turn, Boolean hadOutput) {
+    Map<String, Object> data = new LinkedHashMap<>();
+    data.put("id", turn.id());
+    data.put("session_id", turn.sessionId());
+    data.put("task_id", text(turn.taskId()));
+    data.put("execution_profile_id", text(turn.executionProfileId()));
+    data.put("route_generation", turn.routeGeneration());
+    data.put("started_at", time(turn.startedAt()));
+    data.put("completed_at", time(turn.completedAt()));
+    data.put("metadata", object(turn.metadata()).orElse(null));
+    data.put("created_at", time(turn.createdAt()));
+    data.put("updated_at", time(turn.updatedAt()));
+    if (hadOutput != null) {
+      data.put("had_output", hadOutput);
+    }
+    return data;
+  }
+
+  /**
+   * {@code message.added}, as Kandev's {@code newMessageEvent} builds it: the message's columns,
+   * {@code prompt_index} for a user prompt (its {@code prompt_seq}), {@code metadata} when it is an
+   * object. Kandev's pending-action projection ({@code pending_action}) needs its process and is left
+   * out, so the UI keeps its value.
+   */
+  public Map<String, Object> message(KandevEventRows.MessageRow message) {
+    Map<String, Object> data = new LinkedHashMap<>();
+    data.put("message_id", message.id());
+    data.put("session_id", message.sessionId());
+    data.put("task_id", text(message.taskId()));
+    data.put("turn_id", message.turnId());
+    data.put("author_type", text(message.authorType()));
+    data.put("author_id", text(message.authorId()));
+    data.put("content", text(message.content()));
+    data.put("type", text(message.type()).isEmpty() ? "message" : message.type());
+    data.put("requests_input", message.requestsInput() != 0);
+    data.put("created_at", time(message.createdAt()));
+    data.put("updated_at", time(message.updatedAt()));
+    if (message.promptSeq() > 0) {
+      data.put("prompt_index", message.promptSeq());
+    }
+    object(message.metadata()).filter(m -> !m.isEmpty()).ifPresent(m -> data.put("metadata", m));
     return data;
   }
 

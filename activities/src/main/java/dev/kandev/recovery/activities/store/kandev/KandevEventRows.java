@@ -14,12 +14,25 @@ import org.jdbi.v3.core.Handle;
 public final class KandevEventRows {
   private final String sessions;
   private final String tasks;
+  private final String turns;
+  private final String messages;
+
+  /** A row of {@code task_session_turns}. */
+  public record TurnRow(String id, String sessionId, String taskId, String executionProfileId, long routeGeneration,
+      LocalDateTime startedAt, LocalDateTime completedAt, String metadata, LocalDateTime createdAt, LocalDateTime updatedAt) {}
+
+  /** A row of {@code task_session_messages}. */
+  public record MessageRow(String id, String sessionId, String taskId, String turnId, String authorType, String authorId,
+      String content, String type, int requestsInput, String metadata, int promptSeq, LocalDateTime createdAt,
+      LocalDateTime updatedAt) {}
 
   /** Kandev's tables in {@code kandevSchema}. */
   public KandevEventRows(String kandevSchema) {
     String schema = "\"" + kandevSchema.replace("\"", "\"\"") + "\"";
     this.sessions = schema + ".task_sessions";
     this.tasks = schema + ".tasks";
+    this.turns = schema + ".task_session_turns";
+    this.messages = schema + ".task_session_messages";
   }
 
   public Optional<KandevSessionRow> session(Handle h, String sessionId) {
@@ -59,6 +72,28 @@ public final class KandevEventRows {
             rs.getString("metadata"), rs.getString("parent_id"), rs.getString("external_id"),
             rs.getString("queued_for_step_id"), time(rs, "queued_at"), time(rs, "archived_at"),
             time(rs, "created_at"), time(rs, "updated_at"), rs.getInt("sessions"), primary.orElse(null)))
+        .findOne();
+  }
+
+  public Optional<TurnRow> turn(Handle h, String turnId) {
+    return h.createQuery("SELECT id, task_session_id, task_id, execution_profile_id, route_generation, started_at,"
+            + " completed_at, metadata, created_at, updated_at FROM " + turns + " WHERE id = :id")
+        .bind("id", turnId)
+        .map((rs, ctx) -> new TurnRow(rs.getString("id"), rs.getString("task_session_id"), rs.getString("task_id"),
+            rs.getString("execution_profile_id"), rs.getLong("route_generation"), time(rs, "started_at"),
+            time(rs, "completed_at"), rs.getString("metadata"), time(rs, "created_at"), time(rs, "updated_at")))
+        .findOne();
+  }
+
+  public Optional<MessageRow> message(Handle h, String messageId) {
+    return h.createQuery("SELECT id, task_session_id, task_id, turn_id, author_type, author_id, content, type,"
+            + " requests_input, metadata, COALESCE(prompt_seq, 0) AS prompt_seq, created_at, updated_at"
+            + " FROM " + messages + " WHERE id = :id")
+        .bind("id", messageId)
+        .map((rs, ctx) -> new MessageRow(rs.getString("id"), rs.getString("task_session_id"), rs.getString("task_id"),
+            rs.getString("turn_id"), rs.getString("author_type"), rs.getString("author_id"), rs.getString("content"),
+            rs.getString("type"), rs.getInt("requests_input"), rs.getString("metadata"), rs.getInt("prompt_seq"),
+            time(rs, "created_at"), time(rs, "updated_at")))
         .findOne();
   }
 

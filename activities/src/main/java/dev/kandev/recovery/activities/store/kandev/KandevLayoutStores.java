@@ -26,6 +26,6 @@ public record KandevLayoutStores(
     }
     KandevSessionStore sessions = new KandevSessionStore(layout, json, outbox);
     return new KandevLayoutStores(sessions, new KandevSessionIdentityStore(layout, sessions),
-        MirrorExecutorsRunningStore.onKandevTables(layout), new KandevTranscriptStore(layout, sessions));
+        new KandevExecutorsRunningStore(layout), new KandevTranscriptStore(layout, sessions, outbox));
   }
 }

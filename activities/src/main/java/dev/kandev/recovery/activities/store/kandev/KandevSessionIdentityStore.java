@@ -14,8 +14,8 @@ import org.jdbi.v3.core.Handle;
 
 /**
  * The resume token where Kandev keeps it: {@code executors_running.resume_token} (keyed by Kandev's
- * {@code session_id}; a row is added, with Kandev's convention {@code id} = session id, only when a
- * token must be stored and Kandev has none) and its mirror {@code task_sessions.metadata.acp.session_id},
+ * {@code session_id}; a row is added only when a token must be stored and Kandev has none, whole, as
+ * {@link KandevExecutorsRunningStore} shows our execution) and its mirror {@code task_sessions.metadata.acp.session_id},
  * the {@code acp} object merged key by key so Kandev's other {@code acp} keys survive.
  */
 public final class KandevSessionIdentityStore implements SessionIdentityStore {
@@ -45,11 +45,18 @@ public final class KandevSessionIdentityStore implements SessionIdentityStore {
     }
     sessions.lockRow(h, sessionId);
     requireFence(h, sessionId, fence);
-    h.createUpdate(k.sql("INSERT INTO {k}.executors_running AS e (id, session_id, task_id, executor_id, status,"
-            + " resumable, resume_token, created_at, updated_at)"
-            + " SELECT s.id, s.id, s.task_id, COALESCE(s.executor_id, ''), 'stopped', 1, :token, " + UTC_NOW + ", " + UTC_NOW
-            + " FROM {k}.task_sessions s WHERE s.id = :sessionId"
+    // Kandev has no row (none yet, or its boot deleted it): a whole one, as Kandev's upsert writes it,
+    // showing our current execution (KandevExecutorsRunningStore), never a bare row.
+    h.createUpdate(k.sql("INSERT INTO {k}.executors_running AS er (id, session_id, task_id, executor_id,"
+            + " execution_profile_id, runtime, status, resumable, resume_token, agent_execution_id, pid, local_pid,"
+            + " error_message, metadata, last_seen_at, created_at, updated_at)"
+            + " SELECT s.id, s.id, s.task_id, COALESCE(s.executor_id, ''), COALESCE(s.agent_profile_id, ''), :runtime,"
+            + " COALESCE(CASE a.status WHEN 'running' THEN 'ready' ELSE a.status END, 'stopped'), 1, :token,"
+            + " COALESCE(a.agent_execution_id, ''), COALESCE(a.pid, 0), 0, COALESCE(split_part(a.error_message, E'\\n', 1), ''),"
+            + " '{}', " + UTC_NOW + ", " + UTC_NOW + ", " + UTC_NOW
+            + " FROM {k}.task_sessions s LEFT JOIN kandev_agent_executions a ON a.session_id = s.id WHERE s.id = :sessionId"
             + " ON CONFLICT (session_id) DO UPDATE SET resume_token = EXCLUDED.resume_token, updated_at = EXCLUDED.updated_at"))
+        .bind("runtime", KandevExecutorsRunningStore.RUNTIME)
         .bind("token", newToken)
         .bind("sessionId", sessionId)
         .execute();

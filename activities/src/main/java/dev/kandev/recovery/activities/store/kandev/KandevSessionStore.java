@@ -127,7 +127,7 @@ public final class KandevSessionStore implements SessionStore {
             + " updated_at = " + UTC_NOW + ", completed_at = CASE WHEN :terminal THEN " + UTC_NOW + " END"
             + " WHERE s.id = :id AND s.state = :observed AND " + ResumeLockStore.FENCE_HELD_ON_S))
         .bind("target", target.name())
-        .bind("error", errorMessage == null ? "" : errorMessage)
+        .bind("error", MirrorSessionStore.sessionErrorMessage(target, errorMessage))
         .bind("terminal", target.isTerminal())
         .bind("id", sessionId)
         .bind("observed", row.state().name())
@@ -143,9 +143,30 @@ public final class KandevSessionStore implements SessionStore {
           .bind("fence", fence.token())
           .execute();
     }
+    if (target == SessionState.STARTING || target == SessionState.RUNNING) {
+      clearTaskMarkers(h, row.taskId());
+    }
     MirrorSessionStore.publish(h, sessionId, row.taskId(), row.state(), target, reason, errorMessage);
     outbox.sessionStateChanged(h, sessionId, row.state().name());
     return new TransitionResult(TransitionResult.Outcome.APPLIED, row.state(), target);
+  }
+
+  /**
+   * Work resumes: as Kandev's own transition into {@code STARTING}/{@code RUNNING} does ({@code
+   * updateTaskSessionStateWithHook}: {@code clearTaskInterruptedMarker}, {@code
+   * clearTaskAutoStartFailedMarker}), the task's {@code interrupted_at} and {@code auto_start_failed}
+   * marks (the red "interrupted" icon, the failure badge) are removed, and the task republished
+   * ({@code task.updated}) if one was there, before the session's event.
+   */
+  private void clearTaskMarkers(Handle h, String taskId) {
+    int cleared = h.createUpdate(k.sql("UPDATE {k}.tasks t SET metadata = (" + metadata("t")
+            + " - 'interrupted_at' - 'auto_start_failed')::text, updated_at = " + UTC_NOW
+            + " WHERE t.id = :id AND jsonb_exists_any(" + metadata("t") + ", ARRAY['interrupted_at', 'auto_start_failed'])"))
+        .bind("id", taskId)
+        .execute();
+    if (cleared == 1) {
+      outbox.taskUpdated(h, taskId);
+    }
   }
 
   @Override

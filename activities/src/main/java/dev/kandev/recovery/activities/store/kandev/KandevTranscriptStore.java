@@ -30,10 +30,13 @@ public final class KandevTranscriptStore implements TranscriptStore {
 
   private final KandevTables k;
   private final KandevSessionStore sessions;
+  private final KandevEventOutbox outbox;
 
-  public KandevTranscriptStore(StoreLayout layout, KandevSessionStore sessions) {
+  /** Each replay's turn and messages also go to {@code outbox}, as Kandev's message and turn events. */
+  public KandevTranscriptStore(StoreLayout layout, KandevSessionStore sessions, KandevEventOutbox outbox) {
     this.k = new KandevTables(layout);
     this.sessions = sessions;
+    this.outbox = outbox;
   }
 
   @Override
@@ -49,7 +52,7 @@ public final class KandevTranscriptStore implements TranscriptStore {
     List<TranscriptEntry> existing = new ArrayList<>(entries(h, sessionId));
     boolean[] matched = new boolean[existing.size()];
     String turnId = null;
-    int inserted = 0;
+    List<String> inserted = new ArrayList<>();
     for (TranscriptMessage m : replayed) {
       int match = TranscriptMatching.findMatch(m, existing, matched);
       if (match >= 0) {
@@ -62,12 +65,14 @@ public final class KandevTranscriptStore implements TranscriptStore {
           turnId = startTurn(h, sessionId, taskId);
         }
         int ordinal = TranscriptMatching.nextOrdinal(existing);
-        insert(h, sessionId, taskId, turnId, ordinal, m, key);
+        inserted.add(insert(h, sessionId, taskId, turnId, ordinal, m, key));
         existing.add(new TranscriptEntry(ordinal, m.role(), m.content(), key));
-        inserted++;
       }
     }
-    return inserted;
+    if (turnId != null) {
+      outbox.transcriptReplayed(h, turnId, inserted);
+    }
+    return inserted.size();
   }
 
   /** The session's messages in Kandev's order ({@code created_at, id}), with our keys where we wrote them. */
@@ -99,7 +104,8 @@ public final class KandevTranscriptStore implements TranscriptStore {
     return turnId;
   }
 
-  private void insert(Handle h, String sessionId, String taskId, String turnId, int ordinal, TranscriptMessage m,
+  /** Inserts the message and its key; returns its id. */
+  private String insert(Handle h, String sessionId, String taskId, String turnId, int ordinal, TranscriptMessage m,
       String key) {
     List<String> kind = KANDEV_KIND.getOrDefault(m.role(), List.of("agent", "message"));
     int promptSeq = kind.get(0).equals("user") ? nextPromptSeq(h, sessionId) : 0;
@@ -128,6 +134,7 @@ public final class KandevTranscriptStore implements TranscriptStore {
         .bind("ordinal", ordinal)
         .bind("key", key)
         .execute();
+    return messageId;
   }
 
   /** Kandev numbers user prompts per session from {@code task_session_prompt_seq}. */

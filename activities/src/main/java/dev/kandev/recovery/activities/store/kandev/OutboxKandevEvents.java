@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.kandev.recovery.activities.events.KandevEnvelope;
 import dev.kandev.recovery.activities.store.KandevOutboxStore;
 import java.time.Clock;
+import java.util.List;
 import java.util.Map;
 import org.jdbi.v3.core.Handle;
 
@@ -42,6 +43,34 @@ public final class OutboxKandevEvents implements KandevEventOutbox {
         .orElseThrow(() -> new IllegalStateException("no task " + taskId + " to publish the state of"));
     publish(transaction, KandevEventPayloads.TASK_STATE_CHANGED, payloads.task(row, oldState));
     publish(transaction, KandevEventPayloads.TASK_UPDATED, payloads.task(row, null));
+  }
+
+  @Override
+  public void taskUpdated(Handle transaction, String taskId) {
+    KandevTaskRow row = rows.task(transaction, taskId)
+        .orElseThrow(() -> new IllegalStateException("no task " + taskId + " to publish"));
+    publish(transaction, KandevEventPayloads.TASK_UPDATED, payloads.task(row, null));
+  }
+
+  /**
+   * The order of a turn as Kandev's task service publishes one: started, its messages in the order
+   * they were added (each as {@code task-service}'s {@code message.added}), completed ({@code had_output}: an agent wrote in it).
+   */
+  @Override
+  public void transcriptReplayed(Handle transaction, String turnId, List<String> messageIds) {
+    KandevEventRows.TurnRow turn = rows.turn(transaction, turnId)
+        .orElseThrow(() -> new IllegalStateException("no turn " + turnId + " to publish"));
+    // The turn is inserted complete (its messages are history); Kandev's replay of a recovered
+    // turn (replayRecoveredTurnEvents) publishes such a turn's start with its completed_at too.
+    publish(transaction, KandevEventPayloads.TURN_STARTED, payloads.turn(turn, null));
+    boolean hadOutput = false;
+    for (String messageId : messageIds) {
+      KandevEventRows.MessageRow message = rows.message(transaction, messageId)
+          .orElseThrow(() -> new IllegalStateException("no message " + messageId + " to publish"));
+      hadOutput |= "agent".equals(message.authorType());
+      publish(transaction, KandevEventPayloads.MESSAGE_ADDED, payloads.message(message));
+    }
+    publish(transaction, KandevEventPayloads.TURN_COMPLETED, payloads.turn(turn, hadOutput));
   }
 
   private void publish(Handle transaction, String type, Map<String, Object> data) {

@@ -57,6 +57,16 @@ class KandevLayoutStoresTest {
     public void taskStateChanged(Handle transaction, String taskId, String oldState) {
       published.add("task " + taskId + " from " + oldState);
     }
+
+    @Override
+    public void taskUpdated(Handle transaction, String taskId) {
+      published.add("task " + taskId + " updated");
+    }
+
+    @Override
+    public void transcriptReplayed(Handle transaction, String turnId, List<String> messageIds) {
+      published.add("turn of " + messageIds.size() + " messages");
+    }
   };
   private Fixtures fixtures;
   private SessionStore sessions;
@@ -186,8 +196,12 @@ class KandevLayoutStoresTest {
 
     assertThat(db.tx((Handle h) -> executors.sessionsLostOn(h, "host-a", "new-instance"))).containsExactly("s1");
     assertThat(db.tx((Handle h) -> executors.markLostWithGoneWorkers(h, "host-a", "new-instance"))).containsExactly("s2");
-    assertThat(fixtures.string("SELECT status || '/' || resume_token FROM executors_running WHERE session_id = 's1'"))
-        .isEqualTo("stopped/acp-1");
+    // Kandev's rows show our executions: s1's, which restart recovery resumes, as it was (its token
+    // kept); s2's lost agent closed with Kandev's values.
+    assertThat(fixtures.string("SELECT status || '/' || resume_token || '/' || agent_execution_id FROM executors_running"
+        + " WHERE session_id = 's1'")).isEqualTo("starting/acp-1/exec-1");
+    assertThat(fixtures.string("SELECT status || '/' || pid || '/' || agent_execution_id FROM executors_running"
+        + " WHERE session_id = 's2'")).isEqualTo("failed/0/exec-2");
     assertThat(KandevCatalog.of(fixtures, db.layout().kandevSchema())).isEqualTo(catalogBefore);
   }
 

@@ -20,8 +20,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * With KANDEV_NATS_URL set, each transition on Kandev's tables reads its session and task rows for
  * Kandev's events in its own transaction: a column those reads need that is missing would fail every
- * transition. So the start-up check covers them: for each column of Kandev's {@code tasks} and
- * {@code task_sessions} (in the fixture of Kandev's schema), taking it away makes the events' read
+ * transition (and a replay's turn and message events, every replay). So the start-up check covers
+ * them: for each column of Kandev's {@code tasks}, {@code task_sessions}, {@code task_session_turns}
+ * and {@code task_session_messages} (in the fixture of Kandev's schema), taking it away makes the events' read
  * fail only if the check names it too.
  */
 class KandevSchemaCheckEventColumnsTest {
@@ -32,10 +33,14 @@ class KandevSchemaCheckEventColumnsTest {
     Fixtures fixtures = db.fixtures();
     String k = db.layout().kandevSchema();
     fixtures.task("t1", "ws-1", "REVIEW").session("s1", "t1", "test-agent", SessionState.WAITING_FOR_INPUT, "{}");
+    fixtures.exec("INSERT INTO " + k + ".task_session_turns (id, task_session_id, task_id, started_at, created_at,"
+        + " updated_at) VALUES ('turn-1', 's1', 't1', now(), now(), now())");
+    fixtures.exec("INSERT INTO " + k + ".task_session_messages (id, task_session_id, task_id, turn_id, content,"
+        + " created_at, updated_at) VALUES ('m-1', 's1', 't1', 'turn-1', 'hello', now(), now())");
     OutboxKandevEvents events = new OutboxKandevEvents(k, Json.mapper(), Clock.systemUTC());
     List<String> readByEvents = new ArrayList<>();
 
-    for (String table : List.of("tasks", "task_sessions")) {
+    for (String table : List.of("tasks", "task_sessions", "task_session_turns", "task_session_messages")) {
       for (String column : fixtures.strings("SELECT column_name FROM information_schema.columns"
           + " WHERE table_schema = ? AND table_name = ? ORDER BY ordinal_position", k, table)) {
         fixtures.exec("ALTER TABLE " + k + "." + table + " RENAME COLUMN " + column + " TO gone_" + column);
@@ -53,7 +58,8 @@ class KandevSchemaCheckEventColumnsTest {
       }
     }
     assertThat(readByEvents).as("the test took away columns the events read")
-        .contains("task_sessions.route_generation", "tasks.queued_at", "tasks.title");
+        .contains("task_sessions.route_generation", "tasks.queued_at", "tasks.title",
+            "task_session_turns.route_generation", "task_session_messages.requests_input");
     KandevSchemaCheck.check(db.dataSource(), db.layout());
   }
 
@@ -63,6 +69,7 @@ class KandevSchemaCheckEventColumnsTest {
       db.run((Handle h) -> {
         events.sessionStateChanged(h, "s1", "STARTING");
         events.taskStateChanged(h, "t1", "IN_PROGRESS");
+        events.transcriptReplayed(h, "turn-1", List.of("m-1"));
         throw new Built();
       });
       throw new AssertionError("unreachable");
