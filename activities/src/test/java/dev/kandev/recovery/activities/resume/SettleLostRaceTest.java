@@ -48,7 +48,8 @@ class SettleLostRaceTest {
     SessionStore store = stores.sessions();
     executors = stores.executors();
     activities = new SessionActivitiesImpl(db.transactions(), store, stores.identities(), executors, Json.mapper(),
-        agent -> true, session -> false, "worker-1", "host-a", locks, Duration.ofMinutes(5));
+        agent -> true, session -> false, "worker-1", "host-a", locks, Duration.ofMinutes(5),
+        owner -> false);
     db.fixtures().sessionWithToken("s1", SessionState.FAILED, "tok-1");
     sessions = db.layout().kandevTable("task_sessions");
   }

@@ -62,7 +62,8 @@ class KandevHonestLayoutTest {
     executors = stores.executors();
     transcript = stores.transcript();
     activities = new SessionActivitiesImpl(db.transactions(), sessions, identities, executors, JSON,
-        agent -> true, session -> false, WORKER, "host-a", locks, Duration.ofMinutes(5));
+        agent -> true, session -> false, WORKER, "host-a", locks, Duration.ofMinutes(5),
+        owner -> false);
     fixtures.task("t-1", "ws-1", "IN_PROGRESS").session("s-1", "t-1", "profile-1", SessionState.FAILED, "{}");
   }
 
