@@ -30,7 +30,7 @@ RUN apt-get update \
 WORKDIR /app
 COPY --from=build /src/worker/target/lib /app/lib
 COPY --from=build /src/worker/target/kandev-recovery.jar /app/kandev-recovery.jar
-# The CLI starters' quick launcher: docker exec <container> /app/kandev-recovery resume s-1 (README).
+# The CLI starters' quick launcher: docker exec <container> /app/kandev-recovery resume s-1 (docs/cli.md).
 COPY --from=build /src/bin/kandev-recovery /app/kandev-recovery
 USER kandev
 # The HTTP endpoint listens on loopback unless told otherwise; in a container it must be reachable

@@ -32,7 +32,7 @@ import picocli.CommandLine.Option;
             + " and the configured PostgreSQL.",
         "Without a Temporal CLI it falls back to the SDK's in-memory test server (not durable, no Web UI).",
         "Environment: KANDEV_STATE_DIR, KANDEV_TEMPORAL_CLI, TEMPORAL_ADDRESS (use that server instead), and the"
-            + " worker's variables (README, Configuration)."})
+            + " worker's variables (docs/configuration.md)."})
 public final class DevCommand implements Callable<Integer> {
   @Option(names = "--temporal-port", description = "Port of the Temporal frontend (gRPC) dev starts. Default: 7233.")
   Integer temporalPort;

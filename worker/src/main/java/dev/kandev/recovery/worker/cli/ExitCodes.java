@@ -1,6 +1,6 @@
 package dev.kandev.recovery.worker.cli;
 
-/** The exit codes of every command (README "Exit codes"). */
+/** The exit codes of every command (docs/cli.md, "Exit codes"). */
 public final class ExitCodes {
   public static final int OK = 0;
   /** The resume or runtime update ended failed (or was rejected); the output says why. */

@@ -15,7 +15,7 @@ import picocli.CommandLine.Command;
     name = "worker",
     mixinStandardHelpOptions = true,
     description = "Run the worker against the Temporal server at TEMPORAL_ADDRESS.",
-    footer = {"", "Environment (README \"Configuration\"): TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY(_FILE),",
+    footer = {"", "Environment (docs/configuration.md): TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY(_FILE),",
         "TEMPORAL_TLS, TEMPORAL_TLS_*, TEMPORAL_PROFILE, TEMPORAL_CONFIG_FILE, KANDEV_TASK_QUEUE,",
         "KANDEV_DB_URL, KANDEV_DB_USER, KANDEV_DB_PASSWORD(_FILE), KANDEV_DB_SCHEMA, KANDEV_DB_POOL_SIZE, KANDEV_HOST,",
         "KANDEV_LAUNCH_ADAPTER,",

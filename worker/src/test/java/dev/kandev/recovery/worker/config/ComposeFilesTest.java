@@ -42,12 +42,12 @@ public class ComposeFilesTest {
     JsonNode environment = read(COMPOSE).at("/services/worker/environment");
     List<String> names = new ArrayList<>();
     environment.fieldNames().forEachRemaining(names::add);
-    String readme = Files.readString(REPOSITORY.resolve("README.md"));
+    String configuration = Files.readString(REPOSITORY.resolve("docs/configuration.md"));
     String mainSources = mainSources();
 
     assertThat(names).filteredOn(n -> n.startsWith("KANDEV_") || n.startsWith("TEMPORAL_")).isNotEmpty()
         .allSatisfy(name -> {
-          assertThat(readme.contains("`" + name + "`")).as("README documents %s", name).isTrue();
+          assertThat(configuration.contains("`" + name + "`")).as("docs/configuration.md documents %s", name).isTrue();
           // KANDEV_* are read by name in our code; TEMPORAL_* by Temporal's envconfig, which
           // TemporalClientConfig names.
           String read = name.startsWith("KANDEV_") ? "\"" + name + "\"" : name;

@@ -10,8 +10,8 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Prometheus' {@code promtool}, which scripts/setup builds into {@code .tools/promtool} (or {@code
- * KANDEV_PROMTOOL}): the alert rules are checked with the real thing, never skipped.
+ * Prometheus' {@code promtool}, which scripts/setup unpacks from Debian's prometheus package into {@code
+ * .tools/promtool} (or {@code KANDEV_PROMTOOL}): the alert rules are checked with the real thing, never skipped.
  */
 public final class Promtool {
   public static final Path REPOSITORY = Path.of("..").toAbsolutePath().normalize();
@@ -25,8 +25,8 @@ public final class Promtool {
         .orElse(INSTALLED);
     if (!Files.isExecutable(path)) {
       throw new AssertionError("this test checks the alert rules with promtool and found none at " + path
-          + ": run scripts/setup (it builds promtool from the Go module github.com/prometheus/prometheus into"
-          + " .tools/promtool; needs Go), or set KANDEV_PROMTOOL");
+          + ": run scripts/setup (it unpacks promtool from Debian's prometheus package into .tools/promtool),"
+          + " or set KANDEV_PROMTOOL");
     }
     return path;
   }

@@ -9,7 +9,7 @@ import java.nio.file.Path;
 
 /**
  * Recorded histories for the replay tests of the workflows module. They are re-recorded only on
- * purpose, with {@code -Dkandev.recordHistories=true} (see README "Replay histories").
+ * purpose, with {@code -Dkandev.recordHistories=true} (see docs/development.md, "Replay histories").
  */
 public final class RecordedHistories {
   private RecordedHistories() {}

@@ -21,7 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * One step off the README's path, as a new user takes it, on the packaged jar: each mistake is one
- * line on stderr, no stack trace, the exit code of the README's table; a resume no worker takes
+ * line on stderr, no stack trace, the exit code of docs/cli.md's table; a resume no worker takes
  * ends within its --timeout and can be ended with {@code resume --cancel}.
  */
 public class CliOffTheHappyPathIT {

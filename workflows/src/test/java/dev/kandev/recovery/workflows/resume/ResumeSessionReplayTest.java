@@ -7,7 +7,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Replays the histories the worker's resume tests recorded (README "Replay histories") against
+ * Replays the histories the worker's resume tests recorded (docs/development.md, "Replay histories") against
  * today's workflow code: a change that would break running resumes fails here, and then needs a
  * {@code Workflow.getVersion} branch or a deliberate re-recording.
  */

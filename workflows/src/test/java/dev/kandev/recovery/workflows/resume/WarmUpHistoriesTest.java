@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The histories the worker replays at start to warm its workflow code (WarmUpReplays) ran today's
  * branch of the resume: an older one would warm code no new resume runs. When a change adds a
- * version, re-record and refresh them (README, "Replay histories").
+ * version, re-record and refresh them (docs/development.md, "Replay histories").
  */
 class WarmUpHistoriesTest {
   private static final Path BUNDLED = Path.of("src/main/resources/dev/kandev/recovery/workflows/warm-up");

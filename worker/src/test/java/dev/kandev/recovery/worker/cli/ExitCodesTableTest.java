@@ -13,11 +13,11 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
-/** The README's "Exit codes" table and {@link ExitCodes} say the same: one row per constant, each row the constant's meaning. */
-class ExitCodesReadmeTest {
-  private static final Path README = Path.of("..", "README.md").toAbsolutePath().normalize();
+/** The "Exit codes" table of docs/cli.md and {@link ExitCodes} say the same: one row per constant, each row the constant's meaning. */
+class ExitCodesTableTest {
+  private static final Path CLI_DOC = Path.of("..", "docs", "cli.md").toAbsolutePath().normalize();
   private static final Pattern ROW = Pattern.compile("^\\| `(\\d+)` \\| (.+) \\|$");
-  /** What each constant's row must say; a new constant needs its row in the README and its words here. */
+  /** What each constant's row must say; a new constant needs its row in docs/cli.md and its words here. */
   private static final Map<String, String> SAYS = Map.of(
       "OK", "done: resumed or started fresh",
       "FAILED", "the resume or update failed",
@@ -31,25 +31,25 @@ class ExitCodesReadmeTest {
       "KANDEV_SCHEMA_MISMATCH", "Kandev's tables (`KANDEV_KANDEV_SCHEMA`) lack a column we read or write");
 
   @Test
-  void theReadmesTableHasOneRowPerExitCodeSayingWhatItMeans() throws Exception {
-    Map<Integer, String> rows = readmeRows();
+  void theTableHasOneRowPerExitCodeSayingWhatItMeans() throws Exception {
+    Map<Integer, String> rows = tableRows();
     Map<String, Integer> constants = constants();
 
     assertThat(constants.keySet()).as("constants of ExitCodes, each with its words here").isEqualTo(new TreeMap<>(SAYS).keySet());
     assertThat(constants.values()).as("one code per constant").doesNotHaveDuplicates();
-    assertThat(rows.keySet()).as("the README's codes").containsExactlyInAnyOrderElementsOf(constants.values());
+    assertThat(rows.keySet()).as("the table's codes").containsExactlyInAnyOrderElementsOf(constants.values());
     constants.forEach((name, code) ->
-        assertThat(rows.get(code)).as("the README's row of %s (%d)", name, code).contains(SAYS.get(name)));
+        assertThat(rows.get(code)).as("the table's row of %s (%d)", name, code).contains(SAYS.get(name)));
   }
 
-  /** The rows of the table under "### Exit codes": code to meaning. */
-  private static Map<Integer, String> readmeRows() throws Exception {
-    String readme = Files.readString(README);
-    int section = readme.indexOf("\n### Exit codes\n");
-    assertThat(section).as("README has an \"Exit codes\" section").isNotNegative();
+  /** The rows of the table under "## Exit codes": code to meaning. */
+  private static Map<Integer, String> tableRows() throws Exception {
+    String doc = Files.readString(CLI_DOC);
+    int section = doc.indexOf("\n## Exit codes\n");
+    assertThat(section).as("docs/cli.md has an \"Exit codes\" section").isNotNegative();
     Map<Integer, String> rows = new TreeMap<>();
     boolean inTable = false;
-    for (String line : readme.substring(section + 1).lines().skip(1).toList()) {
+    for (String line : doc.substring(section + 1).lines().skip(1).toList()) {
       if (line.startsWith("#")) {
         break;
       }
