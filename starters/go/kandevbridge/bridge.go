@@ -22,14 +22,15 @@ import (
 type Entry string
 
 const (
-	// EntryResume is the UI's Resume: session.launch intent "resume" and session.recover "resume"
-	// (or "runtime_retry" of a resume attempt). The user asked for this mode: a running Start fresh
-	// is reported to them (ActionConflict), not joined.
+	// EntryResume is the UI's explicit Resume: session.recover "resume" (or "runtime_retry" of a
+	// resume attempt). The user asked for this mode: a running Start fresh is reported to them
+	// (ActionConflict), not joined.
 	EntryResume Entry = "resume"
 	// EntryStartFresh is the UI's Start fresh: session.recover "fresh_start", task.launch.recover.
 	EntryStartFresh Entry = "start-fresh"
-	// EntryOpen is the web UI's auto-resume when a task page opens (session.launch "resume" sent by
-	// use-session-resumption). Any running resume of the session is joined, whatever its mode.
+	// EntryOpen is session.launch intent "resume": the web UI's auto-resume when a task page opens
+	// (use-session-resumption) and its Resume button send the same request, which Kandev cannot
+	// tell apart. Any running resume of the session is joined, whatever its mode.
 	EntryOpen Entry = "open"
 	// EntryPrompt is a prompt (message.add, a workflow step, MCP, a plugin, a queued message) to a
 	// session with no live agent: Kandev's attemptColdResume. Any running resume is joined, and

@@ -24,7 +24,7 @@ const (
 	// STARTING, which the UI accepts; the settle or the restore arrives as bus events.
 	ActionAnswerStarting Action = "answer-starting"
 	// ActionAlreadyRunning: AGENT_ALREADY_RUNNING, nothing changed: the session is STARTING or its
-	// agent runs. Use that agent (a prompt goes to it); launch none.
+	// agent runs. Use that agent (a prompt goes to it) if Kandev's registry has it; launch none.
 	ActionAlreadyRunning Action = "already-running"
 	// ActionRetry: another transition of the session won (RESUME_LOCK_HELD, RESUME_LOCK_LOST,
 	// SESSION_STATE_SUPERSEDED). Re-read the session and ask again once, or tell the user to.
