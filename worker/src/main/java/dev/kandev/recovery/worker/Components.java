@@ -109,10 +109,12 @@ public final class Components implements AutoCloseable {
     this.settings = settings;
     this.transactions = database.transactions();
     // The mirror or Kandev's own tables (docs/kandev.md); on Kandev's, each transition also stores
-    // Kandev's bus events in our outbox when its bus is attached (KANDEV_NATS_URL).
+    // Kandev's bus events in our outbox when someone publishes them (KANDEV_NATS_URL, or Kandev's
+    // own relay with KANDEV_BUS_RELAY=kandev).
     this.layout = database.layout();
-    KandevLayoutStores layoutStores = KandevLayoutStores.of(layout, Json.mapper(),
-        layout.isKandev() ? KandevEventOutboxes.of(settings.kandevBus(), layout.kandevSchema()) : KandevEventOutbox.NONE);
+    KandevLayoutStores layoutStores = KandevLayoutStores.of(layout, Json.mapper(), layout.isKandev()
+        ? KandevEventOutboxes.of(settings.kandevBusRelay(), settings.kandevBus(), layout.kandevSchema())
+        : KandevEventOutbox.NONE);
     this.sessions = layoutStores.sessions();
     this.identities = layoutStores.identities();
     this.locks = new ResumeLockStore();

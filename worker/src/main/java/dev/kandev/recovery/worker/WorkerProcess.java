@@ -7,6 +7,7 @@ import dev.kandev.recovery.worker.config.LaunchAdapter;
 import dev.kandev.recovery.worker.config.Settings;
 import dev.kandev.recovery.worker.config.WorkerVersioning;
 import dev.kandev.recovery.worker.events.KandevBusRelay;
+import dev.kandev.recovery.worker.events.KandevBusRelayOwner;
 import dev.kandev.recovery.worker.events.KandevBusSettings;
 import dev.kandev.recovery.worker.observability.HealthServer;
 import dev.kandev.recovery.worker.observability.Observability;
@@ -24,6 +25,7 @@ import io.temporal.client.WorkflowClient;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * Starts the worker, restores and resumes what ended or gone workers left behind, and runs until the
@@ -129,13 +131,22 @@ public final class WorkerProcess {
     }
   }
 
-  /** The relay of our outbox to Kandev's NATS bus (KANDEV_NATS_URL); null if it is not set. */
+  /**
+   * The relay of our outbox to Kandev's NATS bus (KANDEV_NATS_URL); null if it is not set, or if
+   * Kandev's process relays the outbox itself (KANDEV_BUS_RELAY=kandev).
+   */
   private static KandevBusRelay.Background relayKandevBus(Settings settings, Database database) {
-    if (settings.kandevBus().isEmpty()) {
+    Optional<KandevBusSettings> workerRelay = settings.kandevBusRelay().workerRelay(settings.kandevBus());
+    if (settings.kandevBusRelay() == KandevBusRelayOwner.KANDEV) {
+      System.out.println("Kandev bus   relayed by Kandev's process (KANDEV_BUS_RELAY=kandev): events are stored in"
+          + " kandev_event_outbox, the worker publishes none");
+      return null;
+    }
+    if (workerRelay.isEmpty()) {
       System.out.println("Kandev bus   none (KANDEV_NATS_URL unset): no events are published");
       return null;
     }
-    KandevBusSettings bus = settings.kandevBus().get();
+    KandevBusSettings bus = workerRelay.get();
     System.out.printf("Kandev bus   %s as %s: outbox events published after their commits%n", bus.display(), bus.clientId());
     return KandevBusRelay.runInBackground(bus, database.transactions());
   }

@@ -7,6 +7,7 @@ import dev.kandev.recovery.activities.credentials.github.GitHubAppSettings;
 import dev.kandev.recovery.activities.runtime.NpmSettings;
 import dev.kandev.recovery.activities.store.DatabaseSettings;
 import dev.kandev.recovery.worker.dev.DevSettings;
+import dev.kandev.recovery.worker.events.KandevBusRelayOwner;
 import dev.kandev.recovery.worker.events.KandevBusSettings;
 import dev.kandev.recovery.worker.limits.LaunchLimits;
 import dev.kandev.recovery.worker.retention.RetentionSettings;
@@ -61,6 +62,7 @@ import org.slf4j.LoggerFactory;
  * @param versioning the Worker Deployment Version the worker polls as, if versioning is on ({@code worker} only)
  * @param kandevBus Kandev's NATS bus, to which the worker relays our outbox of Kandev's events; empty: none
  * @param launchAdapter who launches the agents of {@link #host}: this worker, or Kandev's Go launch worker
+ * @param kandevBusRelay who publishes that outbox: the worker (to {@code kandevBus}) or Kandev's own process
  */
 public record Settings(
     DatabaseSettings database,
@@ -90,7 +92,8 @@ public record Settings(
     WorkerVersioning versioning,
     RetentionSettings retention,
     Optional<KandevBusSettings> kandevBus,
-    LaunchAdapter launchAdapter) {
+    LaunchAdapter launchAdapter,
+    KandevBusRelayOwner kandevBusRelay) {
 
   private static final Logger log = LoggerFactory.getLogger(Settings.class);
   /** Where the HTTP endpoint listens unless KANDEV_HTTP_ADDRESS says otherwise: this machine only. */
@@ -144,7 +147,8 @@ public record Settings(
             env.text("KANDEV_BUILD_ID", BuildInfo.version())),
         retention(env),
         KandevBusSettings.of(env.text("KANDEV_NATS_URL"), env.text("KANDEV_NATS_CLIENTID")),
-        LaunchAdapter.of(env.text(LaunchAdapter.VARIABLE, LaunchAdapter.AGENT_HOST.setting())));
+        LaunchAdapter.of(env.text(LaunchAdapter.VARIABLE, LaunchAdapter.AGENT_HOST.setting())),
+        KandevBusRelayOwner.parse(env.text("KANDEV_BUS_RELAY")));
   }
 
   private static RetentionSettings retention(EnvironmentVariables env) {

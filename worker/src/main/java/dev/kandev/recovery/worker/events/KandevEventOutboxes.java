@@ -15,6 +15,14 @@ public final class KandevEventOutboxes {
    * relay publishes it); otherwise none: with Kandev's in-process bus nobody would publish them.
    */
   public static KandevEventOutbox of(Optional<KandevBusSettings> bus, String kandevSchema) {
-    return bus.isPresent() ? new OutboxKandevEvents(kandevSchema, Json.mapper(), Clock.systemUTC()) : KandevEventOutbox.NONE;
+    return of(KandevBusRelayOwner.WORKER, bus, kandevSchema);
+  }
+
+  /**
+   * Our outbox when someone publishes it: the worker's NATS relay, or Kandev's own process
+   * ({@code KANDEV_BUS_RELAY=kandev}, on any bus of Kandev's); otherwise none.
+   */
+  public static KandevEventOutbox of(KandevBusRelayOwner owner, Optional<KandevBusSettings> bus, String kandevSchema) {
+    return owner.storesEvents(bus) ? new OutboxKandevEvents(kandevSchema, Json.mapper(), Clock.systemUTC()) : KandevEventOutbox.NONE;
   }
 }

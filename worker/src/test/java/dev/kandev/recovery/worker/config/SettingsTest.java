@@ -11,6 +11,7 @@ import dev.kandev.recovery.activities.store.MigrationLimits;
 import dev.kandev.recovery.activities.acp.PermissionPolicy;
 import dev.kandev.recovery.activities.credentials.github.GitHubAppSettings;
 import dev.kandev.recovery.activities.store.StoreLayout;
+import dev.kandev.recovery.worker.events.KandevBusRelayOwner;
 import dev.kandev.recovery.worker.limits.LaunchLimits;
 import dev.kandev.recovery.worker.retention.RetentionSettings;
 import dev.kandev.recovery.workflows.retention.RetentionPolicy;
@@ -49,6 +50,15 @@ public class SettingsTest {
     assertThat(settings.launchHeartbeatTimeout()).isEqualTo(Duration.ofSeconds(60));
     assertThat(settings.launchLimits()).isEqualTo(new LaunchLimits(4, 256));
     assertThat(settings.hostWait()).isEqualTo(Duration.ofSeconds(60));
+    assertThat(settings.kandevBusRelay()).isEqualTo(KandevBusRelayOwner.WORKER);
+  }
+
+  @Test
+  void kandevsProcessMayRelayTheBusEvents() {
+    assertThat(Settings.fromEnvironment(Map.of("KANDEV_BUS_RELAY", "kandev")).kandevBusRelay())
+        .isEqualTo(KandevBusRelayOwner.KANDEV);
+    assertThatThrownBy(() -> Settings.fromEnvironment(Map.of("KANDEV_BUS_RELAY", "both")))
+        .hasMessageContaining("KANDEV_BUS_RELAY must be worker or kandev");
   }
 
   @Test

@@ -44,4 +44,33 @@ class KandevBusSettingsTest {
     assertThat(KandevEventOutboxes.of(Optional.of(new KandevBusSettings("nats://h:4222", "c")), "public"))
         .isInstanceOf(OutboxKandevEvents.class);
   }
+
+  @Test
+  void kandevsOwnRelayGetsTheOutboxOnAnyBusAndTheWorkerPublishesNone() {
+    Optional<KandevBusSettings> nats = Optional.of(new KandevBusSettings("nats://h:4222", "c"));
+    KandevBusRelayOwner kandev = KandevBusRelayOwner.parse(Optional.of(" Kandev "));
+    assertThat(kandev).isEqualTo(KandevBusRelayOwner.KANDEV);
+    // Kandev's in-process bus: the events are stored for its relay.
+    assertThat(KandevEventOutboxes.of(kandev, Optional.empty(), "public")).isInstanceOf(OutboxKandevEvents.class);
+    assertThat(KandevEventOutboxes.of(kandev, nats, "public")).isInstanceOf(OutboxKandevEvents.class);
+    // One relay publishes: the worker's stays off even with KANDEV_NATS_URL set.
+    assertThat(kandev.workerRelay(nats)).isEmpty();
+  }
+
+  @Test
+  void theWorkerRelaysByDefaultAsBefore() {
+    Optional<KandevBusSettings> nats = Optional.of(new KandevBusSettings("nats://h:4222", "c"));
+    KandevBusRelayOwner worker = KandevBusRelayOwner.parse(Optional.empty());
+    assertThat(worker).isEqualTo(KandevBusRelayOwner.WORKER);
+    assertThat(KandevBusRelayOwner.parse(Optional.of("worker"))).isEqualTo(KandevBusRelayOwner.WORKER);
+    assertThat(KandevEventOutboxes.of(worker, Optional.empty(), "public")).isSameAs(KandevEventOutbox.NONE);
+    assertThat(worker.workerRelay(nats)).isEqualTo(nats);
+  }
+
+  @Test
+  void anUnknownRelayOwnerIsRefused() {
+    assertThatThrownBy(() -> KandevBusRelayOwner.parse(Optional.of("nats")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("KANDEV_BUS_RELAY must be worker or kandev, got 'nats'");
+  }
 }

@@ -192,7 +192,7 @@ public final class RuntimeUpdateHarness implements BeforeEachCallback, AfterEach
         s.workerInstance(), s.registerSearchAttributes(), npm, s.agentsFile(), s.acpTimeouts(), s.permissionPolicy(),
         s.gitHubApp(), s.credentialBrokerPort(), s.resumeLockTtl(), s.agentReapInterval(), s.stateDir(),
         s.launchHeartbeatTimeout(), s.httpPort(), s.httpAddress(), s.temporalClient(), s.launchLimits(), s.hostWait(),
-        s.agentEnvironment(), s.dev(), s.versioning(), s.retention(), s.kandevBus(), s.launchAdapter());
+        s.agentEnvironment(), s.dev(), s.versioning(), s.retention(), s.kandevBus(), s.launchAdapter(), s.kandevBusRelay());
   }
 
   /** Another package's real execution tree, which the repair must leave alone. */

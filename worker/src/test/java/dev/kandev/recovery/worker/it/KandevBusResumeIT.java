@@ -38,7 +38,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * Kandev's events — its envelope, the payload keys of its publishers with their JSON types
  * (kandev-postgres.md §9.1, §9.2), in the order of the transitions, each once; a resume's events
  * committed while the bus was down arrive, in order, after its worker was SIGKILLed, once the next
- * worker runs. Without KANDEV_NATS_URL the same resumes store no event at all.
+ * worker runs. Without KANDEV_NATS_URL the same resumes store no event at all; with
+ * KANDEV_BUS_RELAY=kandev they are stored for Kandev's own relay and the worker publishes none.
  */
 public class KandevBusResumeIT {
   /** Go's {@code time.RFC3339Nano} in UTC, which {@code bus.Event.Timestamp} (a {@code time.Time}) accepts. */
@@ -185,6 +186,30 @@ public class KandevBusResumeIT {
     assertThat(cluster.transitions("s1")).as("our own session_events as ever")
         .containsExactly("CREATED>STARTING", "STARTING>WAITING_FOR_INPUT", "FAILED>STARTING", "STARTING>WAITING_FOR_INPUT");
     assertThat(cluster.fixtures.count("SELECT count(*) FROM kandev_event_outbox")).as("nothing piles up").isZero();
+  }
+
+  /**
+   * KANDEV_BUS_RELAY=kandev: Kandev's process publishes the outbox (kandevbridge's relay, on its
+   * in-process bus or its NATS bus), so the worker stores the events even without KANDEV_NATS_URL
+   * and, with it set, publishes none itself: one relay publishes.
+   */
+  @Test
+  void withKandevsOwnRelayTheEventsAreStoredForItAndTheWorkerPublishesNone() throws Exception {
+    try (NatsServer nats = NatsServer.start(); NatsServer.Subscriber kandev = nats.subscribe()) {
+      cluster.setting("KANDEV_BUS_RELAY", "kandev");
+      cluster.setting("KANDEV_NATS_URL", nats.url());
+      KandevProcess dev = cluster.dev("dev");
+      assertThat(dev.output()).contains("Kandev bus   relayed by Kandev's process (KANDEV_BUS_RELAY=kandev)");
+      kandevTaskInProgress("s1");
+
+      assertResumed(cli("resume", "s1", "--fresh", "--timeout=90s"));
+
+      assertThat(cluster.fixtures.strings("SELECT subject FROM kandev_event_outbox WHERE published_at IS NULL ORDER BY seq"))
+          .as("stored, waiting for Kandev's relay").containsExactly("task_session.state_changed",
+              "task_session.state_changed", "task.state_changed", "task.updated");
+      assertThat(kandev.more(Duration.ofSeconds(3))).as("the worker published nothing").isEmpty();
+      assertThat(unpublished()).isEqualTo(4);
+    }
   }
 
   /** Task {@code t-<session>} in progress with {@code session} as its primary session, never launched, as Kandev creates them. */
