@@ -214,10 +214,12 @@ public final class Components implements AutoCloseable {
     return reaper.reapOnce();
   }
 
-  /** Records this worker alive (its presence beat). */
+  /** Records this worker alive (its presence beat), and its live agents where Kandev reads them. */
   public void beat() {
-    transactions.run("record worker " + settings.workerInstance() + " alive",
-        h -> presence.beat(h, settings.workerInstance(), settings.host()));
+    transactions.run("record worker " + settings.workerInstance() + " alive", h -> {
+      presence.beat(h, settings.workerInstance(), settings.host());
+      executors.showLive(h, settings.workerInstance());
+    });
   }
 
   /** Records {@code instance} (this worker after its agents were stopped, or a gone predecessor) no longer alive. */

@@ -87,6 +87,12 @@ public interface ExecutorsRunningStore {
     return Optional.empty();
   }
 
+  /**
+   * Shows the live agents of {@code workerInstance} as live again where Kandev reads them: the
+   * presence beat calls it. Nothing to do on the mirror, where the rows are ours alone.
+   */
+  default void showLive(Handle h, String workerInstance) {}
+
   /** An agent execution's record and whether the worker instance it names still beats. */
   record RecordedAgent(ExecutorRecord executor, boolean instanceAlive) {
     /** Whether the record claims a live agent process. */

@@ -124,6 +124,21 @@ public final class KandevExecutorsRunningStore implements ExecutorsRunningStore 
   }
 
   /**
+   * Kandev's idle reaper marks a row {@code stopped} once no agent of Kandev's own process serves it
+   * and the row was not updated for a minute — also a row of a live agent of ours. The presence
+   * beat (every 15 s) therefore shows the worker's live agents again: {@code ready}, its pid, fresh
+   * {@code last_seen_at} and {@code updated_at}, on the rows that still show our execution.
+   */
+  @Override
+  public void showLive(Handle h, String workerInstance) {
+    show(h, h.createQuery("SELECT session_id FROM kandev_agent_executions WHERE worker_instance = :me"
+            + " AND status IN " + LIVE_STATUSES)
+        .bind("me", workerInstance)
+        .mapTo(String.class)
+        .list());
+  }
+
+  /**
    * The session's row shows our new execution: taken over if there is one (its token, execution
    * profile, executor, worktree and metadata kept) unless it shows a live agent of Kandev's, or created whole, as Kandev's upsert would, if
    * Kandev has none (deleted it at a boot, say): id = session id, the session's task, executor and

@@ -98,6 +98,27 @@ class KandevHonestLayoutTest {
         .isEqualTo("stopped by its worker");
   }
 
+  /**
+   * Kandev's idle reaper (every 30 s) marks a row stopped when no agent of Kandev's own process
+   * serves it and the row is a minute old, seen beside Kandev's real backend while our agent ran; the
+   * presence beat shows the worker's live agents again, and no row of Kandev's or of another worker.
+   */
+  @Test
+  void thePresenceBeatShowsOurLiveAgentAgainAfterKandevsIdleReaperMarkedItStopped() {
+    db.run(h -> executors.recordStarting(h, "s-1", "exec-1", "host-a", WORKER, 4242));
+    db.run(h -> executors.markRunning(h, "s-1", "exec-1", Fence.none()));
+    fixtures.exec("UPDATE " + k + ".executors_running SET status = 'stopped', local_pid = 0,"
+        + " updated_at = now() AT TIME ZONE 'UTC' - interval '2 minutes' WHERE session_id = 's-1'");
+
+    db.run(h -> executors.showLive(h, "another-worker"));
+    assertThat(executorRow()).as("another worker's beat shows only its own agents").startsWith("stopped|");
+    db.run(h -> executors.showLive(h, WORKER));
+
+    assertThat(executorRow()).isEqualTo("ready|4242|exec-1|kandev-recovery|profile-1|1||s-1|t-1");
+    assertThat(fixtures.count("SELECT count(*) FROM " + k + ".executors_running WHERE session_id = 's-1'"
+        + " AND updated_at > now() AT TIME ZONE 'UTC' - interval '10 seconds'")).as("fresh for Kandev's reaper").isOne();
+  }
+
   @Test
   void kandevsRowIsTakenOverKeepingItsTokenAndProfileAndAnExecutionOfKandevsIsNeverOverwritten() {
     fixtures.exec("INSERT INTO " + k + ".executors_running (id, session_id, task_id, executor_id, execution_profile_id,"
