@@ -15,6 +15,7 @@ import dev.kandev.recovery.activities.resume.AgentActivitiesImpl;
 import dev.kandev.recovery.activities.resume.CredentialActivitiesImpl;
 import dev.kandev.recovery.activities.resume.ResumeLockActivitiesImpl;
 import dev.kandev.recovery.activities.resume.SessionActivitiesImpl;
+import dev.kandev.recovery.activities.resume.TemporalResumeRuns;
 import dev.kandev.recovery.activities.retention.RetentionActivitiesImpl;
 import dev.kandev.recovery.activities.runtime.CommandRunner;
 import dev.kandev.recovery.activities.runtime.NpmLaunch;
@@ -176,7 +177,7 @@ public final class Components implements AutoCloseable {
         new ResumeLockActivitiesImpl(transactions, locks, settings.resumeLockTtl()),
         new SessionActivitiesImpl(transactions, sessions, identities, executors, Json.mapper(),
             agentProfiles.ids()::contains, agentHost::isRunning, settings.workerInstance(), settings.host(), locks,
-            settings.resumeLockTtl()),
+            settings.resumeLockTtl(), new TemporalResumeRuns()),
         new CredentialActivitiesImpl(broker),
         new AgentActivitiesImpl(agentHost, transactions, sessions, executors, broker, credentialEnvironment, launchThreads),
         new RuntimeUpdateActivitiesImpl(builtInAgents, settings.npm(), new CommandRunner(), npmLaunch,

@@ -32,8 +32,11 @@ public enum FailureType {
   AGENT_ALREADY_RUNNING(false,
       "the session is `STARTING`, or its agent already runs on this worker or on another live one (named in the message); nothing changed"),
   AGENT_UNKNOWN(false, "the session's agent has no profile on the worker"),
+  NO_STORED_SESSION(false,
+      "Resume of a session with no stored provider session (never started, or a Start fresh cleared it): refused, nothing changed; Start fresh creates one"),
   RESUME_LOCK_HELD(true, "another holder has the per-session resume lock (retried, then the resume fails)"),
-  RESUME_LOCK_LOST(false, "a newer resume lock holder fenced this resume out; it writes nothing more"),
+  RESUME_LOCK_LOST(false,
+      "this resume no longer holds its lock (a newer holder took it over, or this is a stale workflow task of a run that ended); it writes nothing more"),
   SESSION_STATE_SUPERSEDED(false, "a concurrent transition of the session won"),
 
   // The resume: the credential lease (docs/credentials.md).

@@ -14,7 +14,7 @@ public final class CredentialException extends RuntimeException {
     this.type = type;
   }
 
-  /** One of the catalogue's {@code CREDENTIAL_*} types. */
+  /** One of the catalogue's {@code CREDENTIAL_*} types, or {@code RESUME_LOCK_LOST}. */
   public FailureType type() {
     return type;
   }
@@ -28,6 +28,12 @@ public final class CredentialException extends RuntimeException {
     return new CredentialException(
         FailureType.CREDENTIAL_SESSION_TERMINAL,
         "git credential scope denied: session is terminal (session " + sessionId + " is " + state + ")", null);
+  }
+
+  /** The resume attempt asking for leases no longer holds its session's resume lock. */
+  public static CredentialException resumeLockLost(String sessionId, long fence) {
+    return new CredentialException(FailureType.RESUME_LOCK_LOST, "no credential lease for session " + sessionId
+        + ": its resume lock no longer carries fence " + fence + " (the resume ended or a newer one took the lock)", null);
   }
 
   public static CredentialException scopeDenied(String reason) {

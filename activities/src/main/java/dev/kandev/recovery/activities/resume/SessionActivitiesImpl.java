@@ -52,6 +52,7 @@ public final class SessionActivitiesImpl implements SessionActivities {
   private final String host;
   private final ResumeLockStore locks;
   private final Duration lockTtl;
+  private final ResumeRuns runs;
 
   /**
    * @param isKnownAgent whether an agent id has a profile on this worker
@@ -59,6 +60,7 @@ public final class SessionActivitiesImpl implements SessionActivities {
    * @param workerInstance this worker's instance, whose claims {@code executors_running} does not count
    * @param host this worker's executor host: where a session not bound to a host yet is launched
    * @param lockTtl the resume lock's time to live, for a lock the settle holds again (see {@link #unsettle})
+   * @param runs whether a resume run has ended, for a settle run again after its lock was released
    */
   public SessionActivitiesImpl(
       Transactions transactions,
@@ -71,7 +73,8 @@ public final class SessionActivitiesImpl implements SessionActivities {
       String workerInstance,
       String host,
       ResumeLockStore locks,
-      Duration lockTtl) {
+      Duration lockTtl,
+      ResumeRuns runs) {
     this.transactions = transactions;
     this.sessions = sessions;
     this.identities = identities;
@@ -83,6 +86,7 @@ public final class SessionActivitiesImpl implements SessionActivities {
     this.host = host;
     this.locks = locks;
     this.lockTtl = lockTtl;
+    this.runs = runs;
   }
 
   /**
@@ -131,6 +135,10 @@ public final class SessionActivitiesImpl implements SessionActivities {
     if (!isKnownAgent.test(session.agentId())) {
       throw FailureType.AGENT_UNKNOWN.failure(
           "session " + sessionId + " uses agent '" + session.agentId() + "', which has no profile on this worker");
+    }
+    if (mode == ResumeMode.RESUME && !rows.identity().hasToken()) {
+      throw FailureType.NO_STORED_SESSION.failure("session " + sessionId + " has no stored provider session to resume"
+          + " (it was never started, or a Start fresh cleared it); a Resume never creates a new one: Start fresh does");
     }
     return new ResumeContext(
         sessionId,
@@ -230,11 +238,16 @@ public final class SessionActivitiesImpl implements SessionActivities {
    * Takes back a settle whose result was lost and whose agent is gone since: the session returns to
    * STARTING under this resume's lock (held again if its release was lost too), so the resume's
    * compensation restores it like any failed resume. Nothing is taken back if another resume holds
-   * the lock meanwhile.
+   * the lock meanwhile, nor by a stale task of a run that has ended: its compensation would never
+   * run (the lost agent is then restart recovery's to find).
    */
   private void unsettle(Handle h, String sessionId, Fence fence) {
     ActivityInfo info = Activity.getExecutionContext().getInfo();
     String owner = ResumeLockOwner.of(info.getWorkflowId(), info.getRunId());
+    if (locks.releasedBy(h, owner) && runs.hasEnded(owner)) {
+      log.info("session {}: run {} has ended; its stale settle takes nothing back", sessionId, owner);
+      return;
+    }
     if (locks.reclaim(h, sessionId, owner, fence, lockTtl)) {
       sessions.transition(h, sessionId, Set.of(SessionState.WAITING_FOR_INPUT), STARTING,
           "resume: its agent was lost before the settle was reported", "", fence);

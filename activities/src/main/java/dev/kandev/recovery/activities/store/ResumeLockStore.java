@@ -13,6 +13,13 @@ import org.jdbi.v3.core.mapper.RowMapper;
  */
 public final class ResumeLockStore {
   /**
+   * How long a run's release is remembered: far longer than any stall a worker comes back from (a
+   * stale task found after it is stopped by the next acquisition instead, see {@link #takeOver}).
+   */
+  public static final Duration RELEASES_KEPT = Duration.ofDays(7);
+  private static final int RELEASES_PRUNED_PER_RELEASE = 100;
+
+  /**
    * SQL: the resume lock of session {@code s} carries the fence bound as {@code :fence}, or the
    * write is not fenced ({@link Fence#none()}, a negative token).
    */
@@ -65,12 +72,66 @@ public final class ResumeLockStore {
     return holds(h, sessionId, fence);
   }
 
-  /** Releases the lock if {@code owner} holds it; true if it did. Releasing twice is harmless. */
+  /**
+   * Releases the lock if {@code owner} holds it; true if it did. Releasing twice is harmless. A run
+   * releases its lock once, as it ends, so the release also records that {@code owner} is done with
+   * the session ({@link #releasedBy}), and prunes a batch of such records older than {@link
+   * #RELEASES_KEPT}.
+   */
   public boolean release(Handle h, String sessionId, String owner) {
-    return h.createUpdate("DELETE FROM resume_locks WHERE session_id = :sessionId AND owner = :owner")
+    boolean released = h.createUpdate("DELETE FROM resume_locks WHERE session_id = :sessionId AND owner = :owner")
         .bind("sessionId", sessionId)
         .bind("owner", owner)
         .execute() == 1;
+    recordReleased(h, sessionId, owner);
+    h.createUpdate("DELETE FROM released_resume_locks WHERE owner IN (SELECT owner FROM released_resume_locks"
+            + " WHERE released_at < now() - :keptMillis * interval '1 millisecond'"
+            + " ORDER BY released_at LIMIT " + RELEASES_PRUNED_PER_RELEASE + " FOR UPDATE SKIP LOCKED)")
+        .bind("keptMillis", RELEASES_KEPT.toMillis())
+        .execute();
+    return released;
+  }
+
+  /**
+   * Whether {@code owner} released a lock of this store already: its run ended (or, for a release
+   * made by {@code StaleStartingRecovery}, was found ended). A workflow task of that run still running
+   * on a worker that stalled is stale and must not take a lock again.
+   */
+  public boolean releasedBy(Handle h, String owner) {
+    return h.createQuery("SELECT EXISTS (SELECT 1 FROM released_resume_locks WHERE owner = :owner)")
+        .bind("owner", owner)
+        .mapTo(Boolean.class)
+        .one();
+  }
+
+  /**
+   * Takes over {@code ended}, the lock of a run that has ended without releasing it (terminated, or a
+   * stale task of it took the lock after its end), for {@code owner} under a new fence; the ended run
+   * is recorded as released. Empty if the lock no longer carries {@code ended}'s fence.
+   */
+  public Optional<ResumeLock> takeOver(Handle h, ResumeLock ended, String owner, Duration ttl) {
+    requireTtl(ttl);
+    Optional<ResumeLock> taken = h.createQuery("UPDATE resume_locks SET owner = :owner,"
+            + " fencing_token = nextval('resume_lock_fencing_seq'), acquired_at = now(),"
+            + " expires_at = now() + :ttlMillis * interval '1 millisecond'"
+            + " WHERE session_id = :sessionId AND fencing_token = :fence"
+            + " RETURNING session_id, owner, fencing_token, expires_at")
+        .bind("sessionId", ended.sessionId())
+        .bind("fence", ended.fence().token())
+        .bind("owner", owner)
+        .bind("ttlMillis", ttl.toMillis())
+        .map(RESUME_LOCK)
+        .findOne();
+    taken.ifPresent(lock -> recordReleased(h, ended.sessionId(), ended.owner()));
+    return taken;
+  }
+
+  private static void recordReleased(Handle h, String sessionId, String owner) {
+    h.createUpdate("INSERT INTO released_resume_locks (owner, session_id) VALUES (:owner, :sessionId)"
+            + " ON CONFLICT (owner) DO NOTHING")
+        .bind("owner", owner)
+        .bind("sessionId", sessionId)
+        .execute();
   }
 
   /**

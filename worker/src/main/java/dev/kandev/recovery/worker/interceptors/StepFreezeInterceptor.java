@@ -4,6 +4,7 @@ import io.temporal.activity.ActivityExecutionContext;
 import io.temporal.common.interceptors.ActivityInboundCallsInterceptor;
 import io.temporal.common.interceptors.ActivityInboundCallsInterceptorBase;
 import io.temporal.common.interceptors.WorkerInterceptorBase;
+import io.temporal.failure.ApplicationFailure;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -25,6 +26,9 @@ import org.slf4j.LoggerFactory;
  * Black-box crash tests use it to SIGKILL a worker at an exact step of a resume. Each line of the
  * file: {@code <sessionId> <ActivityType> <before|after>}; the file is read at each activity and
  * while frozen, so a test may write it late (replace it whole, by a rename, so no reader sees half).
+ *
+ * <p>While it is on, every activity's end is printed too: {@code RAN <session> <ActivityType> ok} or
+ * {@code RAN <session> <ActivityType> failed <failure type>}.
  *
  * <p>It ships in the production jar (the crash tests run that jar) and {@code JAVA_TOOL_OPTIONS} can
  * switch it on unseen, so a process that runs with it says so at start: a {@code TEST HOOK} line on
@@ -88,11 +92,24 @@ public final class StepFreezeInterceptor extends WorkerInterceptorBase {
         String session = arguments.length > 0 && arguments[0] instanceof String id ? id : "";
         String point = session + " " + activityType;
         freezeIfAsked(point + " before");
-        ActivityOutput output = super.execute(input);
+        ActivityOutput output;
+        try {
+          output = super.execute(input);
+        } catch (RuntimeException e) {
+          ran(point, "failed " + (e instanceof ApplicationFailure failure ? failure.getType() : e.getClass().getSimpleName()));
+          throw e;
+        }
+        ran(point, "ok");
         freezeIfAsked(point + " after");
         return output;
       }
     };
+  }
+
+  /** Every step's end, so a test knows when a step it let go on (or any later one) is over. */
+  private static void ran(String point, String how) {
+    System.out.println("RAN " + point + " " + how);
+    System.out.flush();
   }
 
   private void freezeIfAsked(String point) {

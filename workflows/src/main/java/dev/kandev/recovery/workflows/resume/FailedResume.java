@@ -16,7 +16,9 @@ record FailedResume(ResumeFailure details, String message, String ending) {
     boolean sessionGone = !changedNothing && FailureType.SESSION_NOT_FOUND.type().equals(type);
     SessionState state = sessionGone ? null : attempt.restoredState != null ? attempt.restoredState
         : attempt.context != null ? attempt.context.priorState() : null;
-    List<ResumeMode> actions = changedNothing || sessionGone ? List.of()
+    // A Resume refused for want of a stored conversation changed nothing, and Start fresh is the way on.
+    List<ResumeMode> actions = FailureType.NO_STORED_SESSION.type().equals(type) ? List.of(ResumeMode.START_FRESH)
+        : changedNothing || sessionGone ? List.of()
         : attempt.hasToken() ? List.of(ResumeMode.RESUME, ResumeMode.START_FRESH) : List.of(ResumeMode.START_FRESH);
     ResumeFailure details = new ResumeFailure(sessionId, failedStep, type, attempt.errorMessage, state, actions);
     String message = attempt.errorMessage + (changedNothing ? "; nothing was changed"

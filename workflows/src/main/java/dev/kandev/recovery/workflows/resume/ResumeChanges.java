@@ -35,6 +35,11 @@ final class ResumeChanges {
    * with the outcome, when the resume ends (a running resume is found by its workflow id).
    */
   static final int ONE_UPSERT = 2;
+  /**
+   * A step that failed because the resume was cancelled (its failure's cause is a cancellation, so
+   * Temporal ends the run CANCELED) ends with the outcome CANCELLED (before: FAILED). Asked only then.
+   */
+  static final String CANCEL_OUTCOME = "cancel-outcome";
 
   /** The run's version of {@link #FEWER_EVENTS}. */
   private final int version;
@@ -78,6 +83,10 @@ final class ResumeChanges {
 
   boolean unstartedLaunchCancel() {
     return fewerEvents() || takes(UNSTARTED_LAUNCH_CANCEL);
+  }
+
+  boolean cancelOutcome() {
+    return takes(CANCEL_OUTCOME);
   }
 
   private static boolean takes(String changeId) {

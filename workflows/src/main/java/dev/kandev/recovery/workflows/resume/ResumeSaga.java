@@ -8,6 +8,7 @@ import dev.kandev.recovery.workflows.model.SessionState;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.CanceledFailure;
 import io.temporal.failure.TemporalFailure;
+import io.temporal.workflow.CancellationScope;
 import io.temporal.workflow.Saga;
 import io.temporal.workflow.Workflow;
 import io.temporal.workflow.WorkflowInfo;
@@ -211,7 +212,7 @@ final class ResumeSaga {
       narration.enter(ResumeStep.COMPENSATE, "restoring the prior state");
       Workflow.newDetachedCancellationScope(compensations::compensate).run();
     }
-    if (failure instanceof CanceledFailure) {
+    if (failure instanceof CanceledFailure || cancelledStep(failure)) {
       narration.endWith("**CANCELLED** at " + failedStep + ": the prior state restored");
       narration.outcome("CANCELLED");
       metrics.count("CANCELLED", type);
@@ -226,6 +227,24 @@ final class ResumeSaga {
     narration.endWith(failed.ending());
     log.warn("{}", failed.message());
     return ExpectedFailures.nonRetryableWithCause(failed.message(), type, failure, failed.details());
+  }
+
+  /**
+   * A step that ended because the resume was cancelled: its failure is caused by the cancellation
+   * (e.g. the launch stopped on the cancel), which Temporal ends CANCELED as it does a cancellation
+   * itself, so the outcome says CANCELLED too. Runs from before said FAILED, and keep doing so on replay.
+   */
+  private boolean cancelledStep(TemporalFailure failure) {
+    return CancellationScope.current().isCancelRequested() && causedByCancellation(failure) && changes.cancelOutcome();
+  }
+
+  private static boolean causedByCancellation(Throwable failure) {
+    for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+      if (cause instanceof CanceledFailure) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /**

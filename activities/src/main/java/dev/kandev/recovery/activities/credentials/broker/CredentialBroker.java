@@ -14,6 +14,7 @@ import dev.kandev.recovery.activities.credentials.ResolvedPolicy;
 import dev.kandev.recovery.activities.store.CredentialScopeStore;
 import dev.kandev.recovery.activities.store.LeaseAttemptStore;
 import dev.kandev.recovery.activities.store.LeaseStore;
+import dev.kandev.recovery.activities.store.ResumeLockStore;
 import dev.kandev.recovery.activities.store.StoreLayout;
 import dev.kandev.recovery.activities.store.Transactions;
 import dev.kandev.recovery.workflows.model.Fence;
@@ -135,6 +136,10 @@ public final class CredentialBroker {
     }
     Duration leaseTtl = clampTtl(ttl);
     return transactions.inTransaction("issue credential leases for session " + sessionId + " fence " + fence.token(), h -> {
+      if (!ResumeLockStore.holds(h, sessionId, fence)) {
+        // A stale workflow task of a resume that ended or was fenced out: no lease for it.
+        throw CredentialException.resumeLockLost(sessionId, fence.token());
+      }
       List<LeaseScope> scopes = scopesForSession(h, sessionId);
       String executorId = executorOf(h, sessionId);
       Instant now = now();

@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.kandev.recovery.activities.credentials.AttemptLeases;
 import dev.kandev.recovery.activities.credentials.CredentialException;
 import dev.kandev.recovery.activities.credentials.IssuedToken;
+import dev.kandev.recovery.activities.store.ResumeLockStore;
 import dev.kandev.recovery.activities.store.StoreException;
 import dev.kandev.recovery.activities.testing.Await;
 import dev.kandev.recovery.activities.testing.BrokerHarness;
@@ -39,8 +40,24 @@ class CredentialBrokerAttemptTest {
   @RegisterExtension @Order(1) final TestDatabase db = new TestDatabase();
   @RegisterExtension @Order(2) final BrokerHarness h = new BrokerHarness(db);
 
+  /** Issues for the attempt of {@code fence}, which holds the session's resume lock (as a resume's lease step does). */
   private AttemptLeases issue(Fence fence) {
+    db.run(h -> {
+      h.execute("DELETE FROM resume_locks WHERE session_id = 's1'");
+      new ResumeLockStore().reclaim(h, "s1", "run-" + fence.token(), fence, Duration.ofMinutes(15));
+    });
     return h.broker.issueForAttempt("s1", fence, CredentialBroker.DEFAULT_TTL);
+  }
+
+  @Test
+  void anAttemptThatNoLongerHoldsTheResumeLockGetsNoLease() {
+    issue(FENCE);
+    db.run(h -> new ResumeLockStore().release(h, "s1", "run-" + FENCE.token()));
+
+    assertThatThrownBy(() -> h.broker.issueForAttempt("s1", FENCE, CredentialBroker.DEFAULT_TTL))
+        .isInstanceOfSatisfying(CredentialException.class,
+            e -> assertThat(e.type()).isEqualTo(FailureType.RESUME_LOCK_LOST));
+    assertThat(leases()).as("only the lease of the attempt while it held the lock").isOne();
   }
 
   private long leases() {
