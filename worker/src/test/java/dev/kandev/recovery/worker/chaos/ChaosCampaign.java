@@ -128,6 +128,9 @@ public final class ChaosCampaign implements AutoCloseable {
           } catch (RuntimeException ignored) {
             // not registered
           }
+          if (index != 0) {
+            ensureServer();
+          }
           if (attempt == 30) {
             throw e;
           }
@@ -518,6 +521,10 @@ public final class ChaosCampaign implements AutoCloseable {
   // ---- faults -----------------------------------------------------------------------------------
 
   private void inject(ScheduledThreadPoolExecutor faults, Fault fault) {
+    if (now() > schedule.length().toMillis()) {
+      note(fault.index(), fault.kind() + " skipped: its time came after the campaign's end (the fault threads were busy)");
+      return;
+    }
     try {
       injectOrThrow(faults, fault);
     } catch (RuntimeException | Error e) {
@@ -703,14 +710,33 @@ public final class ChaosCampaign implements AutoCloseable {
     }
   }
 
+  /** Schedules the fault's end; once the campaign's faults are over (the scheduler shut down), the heal ends it. */
   private void later(ScheduledThreadPoolExecutor faults, Fault fault, Runnable end) {
-    faults.schedule(() -> {
+    Runnable guarded = () -> {
       try {
         end.run();
       } catch (RuntimeException | Error e) {
         note(fault.index(), "end of " + fault.kind() + " failed: " + firstLine(String.valueOf(e.getMessage())));
       }
-    }, fault.durationMs(), TimeUnit.MILLISECONDS);
+    };
+    try {
+      faults.schedule(guarded, fault.durationMs(), TimeUnit.MILLISECONDS);
+    } catch (java.util.concurrent.RejectedExecutionException over) {
+      note(fault.index(), "end of " + fault.kind() + " left to the heal: the faults are over");
+    }
+  }
+
+  /** A worker cannot start without a Temporal server: {@code dev} started again if its server is gone. */
+  private void ensureServer() {
+    Slot dev = slots[0];
+    synchronized (dev) {
+      if (temporalServer().isEmpty()) {
+        if (dev.up()) {
+          dev.kill(-1);
+        }
+        dev.startNext();
+      }
+    }
   }
 
   /** The pid of the Temporal server serving {@code dev}'s state folder, from {@code /proc}. */
