@@ -258,27 +258,21 @@ public final class ChaosChecker {
 
   /**
    * The token changes only by a Start fresh (cleared, then replaced after session/new) or a
-   * replacement after session/new: every token the sampler saw is the first one, one a successful
-   * run created, or none; and the stored one is the last created, or none after a later Start fresh.
+   * replacement after session/new: every token the sampler saw, and the stored one, is the first one,
+   * one an agent's session/new created for this session (its workspace; also when the run failed
+   * after the replacement), or none after a Start fresh; a session no Start fresh ever touched keeps
+   * its first token; the executor row and {@code metadata.acp.session_id} agree.
    */
-  private void checkTokens(String session) {
+  private void checkTokens(String session) throws IOException {
     Set<String> allowed = new LinkedHashSet<>();
     allowed.add(campaign.history.initialTokens.get(session));
-    String expected = campaign.history.initialTokens.get(session);
-    boolean freshSince = false;
-    for (Run run : runsOf(session).stream().sorted(Comparator.comparing(r -> Optional.ofNullable(r.closed())
-        .orElse(Instant.MAX))).toList()) {
-      if (run.outcome().result() != null && run.outcome().result().outcome() == ResumeOutcome.STARTED_FRESH) {
-        expected = run.outcome().result().providerSessionId();
-        allowed.add(expected);
-        freshSince = false;
-      } else if ("START_FRESH".equals(run.mode())) {
-        freshSince = true;
-      }
-    }
-    boolean anyFresh = runsOf(session).stream().anyMatch(r -> "START_FRESH".equals(r.mode())
-        || (r.outcome().result() != null && r.outcome().result().outcome() == ResumeOutcome.STARTED_FRESH));
+    allowed.addAll(createdBySessionNew(session));
+    boolean anyFresh = runsOf(session).stream().anyMatch(r -> "START_FRESH".equals(r.mode()));
     Set<String> seen = new HashSet<>(campaign.history.tokensSeen.getOrDefault(session, Set.of()));
+    SessionIdentity identity = campaign.cluster.identity(session);
+    String token = Optional.ofNullable(identity.resumeToken()).orElse("");
+    String acp = Optional.ofNullable(identity.acpSessionId()).orElse("");
+    seen.add(token);
     seen.removeAll(allowed);
     if (anyFresh) {
       seen.remove("");
@@ -287,17 +281,32 @@ public final class ChaosChecker {
       violation(Invariant.TOKEN_CHANGES, session, "tokens seen that no Start fresh or session/new made: " + seen
           + " (allowed " + allowed + ")");
     }
-    SessionIdentity identity = campaign.cluster.identity(session);
-    String token = Optional.ofNullable(identity.resumeToken()).orElse("");
-    String acp = Optional.ofNullable(identity.acpSessionId()).orElse("");
     if (!token.equals(acp)) {
       violation(Invariant.TOKEN_CHANGES, session, "executor token " + token + " and metadata.acp.session_id " + acp
           + " differ");
     }
-    if (!token.equals(expected) && !(freshSince && token.isEmpty())) {
-      violation(Invariant.TOKEN_CHANGES, session, "stored token '" + token + "', expected '" + expected + "'"
-          + (freshSince ? " or none (a later Start fresh)" : ""));
+    if (!anyFresh && !token.equals(campaign.history.initialTokens.get(session))) {
+      violation(Invariant.TOKEN_CHANGES, session, "no Start fresh ran, yet the token is '" + token + "'");
     }
+  }
+
+  /** The provider sessions the test agent created by session/new in the session's workspace (its state files). */
+  private Set<String> createdBySessionNew(String session) throws IOException {
+    Set<String> created = new HashSet<>();
+    String workspace = campaign.workspace(session).toString();
+    try (Stream<Path> files = Files.list(campaign.agentState())) {
+      for (Path file : files.filter(f -> f.toString().endsWith(".json")).toList()) {
+        try {
+          JsonNode state = Json.mapper().readTree(file.toFile());
+          if (workspace.equals(state.path("cwd").asText())) {
+            created.add(state.path("id").asText());
+          }
+        } catch (IOException e) {
+          // a file being written: the next check reads it
+        }
+      }
+    }
+    return created;
   }
 
   /** A failed or cancelled run leaves the credential snapshot as it was before, byte for byte. */
