@@ -112,8 +112,14 @@ public final class ChaosCampaign implements AutoCloseable {
       return process != null && process.isAlive();
     }
 
-    /** Starts the next instance; a start that fails (PostgreSQL restarting) is tried again. */
+    /**
+     * Starts the next instance; a start that fails (PostgreSQL restarting) is tried again. A {@code dev}
+     * reuses the server a killed one left, so a server the campaign stopped is continued first.
+     */
     synchronized void startNext() {
+      if (index == 0) {
+        continueServer(-1);
+      }
       for (int attempt = 1; ; attempt++) {
         String name = base() + "-" + ++generation;
         try {
@@ -610,14 +616,8 @@ public final class ChaosCampaign implements AutoCloseable {
           serverStopped.put(0, pid);
           note(id, "SIGSTOP Temporal server pid " + pid + " for " + fault.durationMs() + " ms");
         }
-        later(faults, fault, () -> {
-          synchronized (dev) {
-            if (serverStopped.remove(0, pid)) {
-              signal(pid, "CONT");
-              note(id, "SIGCONT Temporal server pid " + pid);
-            }
-          }
-        });
+        // Not under dev's monitor: a dev starting meanwhile waits for this very server to answer.
+        later(faults, fault, () -> continueServer(id));
       }
       case POSTGRES_RESTART_FAST, POSTGRES_RESTART_IMMEDIATE -> {
         String mode = fault.kind() == ChaosSchedule.FaultKind.POSTGRES_RESTART_FAST ? "fast" : "immediate";
@@ -723,6 +723,15 @@ public final class ChaosCampaign implements AutoCloseable {
       faults.schedule(guarded, fault.durationMs(), TimeUnit.MILLISECONDS);
     } catch (java.util.concurrent.RejectedExecutionException over) {
       note(fault.index(), "end of " + fault.kind() + " left to the heal: the faults are over");
+    }
+  }
+
+  /** SIGCONT of the Temporal server a SERVER_STOP stopped, if it is still stopped. */
+  private void continueServer(int fault) {
+    Long pid = serverStopped.remove(0);
+    if (pid != null) {
+      signal(pid, "CONT");
+      note(fault, "SIGCONT Temporal server pid " + pid);
     }
   }
 
