@@ -26,9 +26,14 @@
 //   leak-secrets            writes a fake credential of every shape the worker redacts
 //                           (fake-secrets.tsv beside bin/) to stderr and exits (code 7) before
 //                           answering initialize: its stderr ends up in the launch's failure
+//   slow-handshake:<ms>     answers initialize, session/new, session/load and session/resume each
+//                           <ms> milliseconds late (an agent slow to start)
 //   git-credential-on-new:<host>/<owner>/<repo>
 //                           runs `git credential fill` for that repository before it answers
 //                           session/new, as an agent that clones its repository at once would
+// --workspace-mode: the file .kandev-test-agent-mode in the working directory (the session's workspace),
+// when it exists, names the mode and wins over every other source: a fault campaign gives each
+// session's next agent its own mode while other sessions launch at the same time.
 // KANDEV_TEST_AGENT_REPLAY / --replay=N: history messages replayed on session/load (default all).
 // KANDEV_TEST_AGENT_STATE_DIR / --state-dir=DIR: where sessions are kept as <id>.json.
 // KANDEV_TEST_AGENT_PERMISSION / --ask-permission: ask session/request_permission each turn.
@@ -68,7 +73,10 @@ function flag(name) {
 // process of the same agent profile healthy or broken without changing the profile.
 const modeFile = flag('mode-file');
 const modeFromFile = modeFile && fs.existsSync(modeFile) ? fs.readFileSync(modeFile, 'utf8').trim() : '';
-const mode = flag('mode') || modeFromFile || process.env.KANDEV_TEST_AGENT_MODE || 'normal';
+const workspaceModeFile = path.join(process.cwd(), '.kandev-test-agent-mode');
+const modeFromWorkspace = process.argv.includes('--workspace-mode') && fs.existsSync(workspaceModeFile)
+  ? fs.readFileSync(workspaceModeFile, 'utf8').trim() : '';
+const mode = modeFromWorkspace || flag('mode') || modeFromFile || process.env.KANDEV_TEST_AGENT_MODE || 'normal';
 const replayLimitText = flag('replay') || process.env.KANDEV_TEST_AGENT_REPLAY;
 const replayLimit = replayLimitText === undefined || replayLimitText === '' ? Infinity : Number(replayLimitText);
 const stateDir = flag('state-dir') || process.env.KANDEV_TEST_AGENT_STATE_DIR
@@ -81,7 +89,9 @@ function log(...args) {
   process.stderr.write(`[kandev-test-agent pid=${process.pid} mode=${mode}] ${args.join(' ')}\n`);
 }
 
-if (!MODES.includes(mode) && !mode.startsWith('git-credential-on-new:')) {
+const SLOW = /^slow-handshake:(\d+)$/.exec(mode);
+const handshakeDelayMs = SLOW ? Number(SLOW[1]) : 0;
+if (!MODES.includes(mode) && !mode.startsWith('git-credential-on-new:') && !SLOW) {
   log(`unknown mode '${mode}'; expected one of ${MODES.join(', ')}`);
   process.exit(2);
 }
@@ -308,6 +318,12 @@ async function holdWhileModeFileSays(holding, method) {
   log(`${method} released`);
 }
 
+// slow-handshake: each handshake request is handled that much later.
+function slowly(handler) {
+  return (params, id) => (handshakeDelayMs > 0
+    ? new Promise((r) => setTimeout(r, handshakeDelayMs)).then(() => handler(params, id)) : handler(params, id));
+}
+
 const handlers = {
   initialize(params, id) {
     log(`initialize protocolVersion=${params.protocolVersion}`);
@@ -512,3 +528,6 @@ const handlers = {
     cancelled.add(params.sessionId);
   },
 };
+for (const method of ['initialize', 'session/new', 'session/load', 'session/resume']) {
+  handlers[method] = slowly(handlers[method]);
+}

@@ -3,6 +3,8 @@ package dev.kandev.recovery.worker;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kandev.recovery.activities.store.SessionIdentity;
+import dev.kandev.recovery.workflows.model.Fence;
+import java.util.Set;
 import dev.kandev.recovery.activities.store.StoreException;
 import dev.kandev.recovery.activities.store.StoreLayout;
 import dev.kandev.recovery.activities.testing.TestDatabase;
@@ -151,6 +153,37 @@ public class ResumeFaultMatrixTest {
     assertThat(harness.transitions("s1")).last().isEqualTo("FAILED>STARTING");
     assertThat(db.tx((Handle h) -> harness.locks().current(h, "s1"))).hasValueSatisfying(
         lock -> assertThat(lock.owner()).isEqualTo("newer-resume"));
+  }
+
+  /**
+   * Kandev's own compare-and-set wins while the launch runs (its user cancelled the session:
+   * STARTING → CANCELLED), then the launch fails. The concurrent terminal winner keeps its state, and
+   * the credential snapshot the resume persisted is still put back byte for byte: the resume holds
+   * the lock, so nobody else wrote it. Found by the fault campaign (seed 4100001): the restore was
+   * guarded by STARTING and left the failed resume's snapshot, naming its revoked lease.
+   */
+  @Test
+  void aResumeFailingAfterKandevCancelledTheSessionStillPutsBackTheSnapshot() throws Exception {
+    String token = harness.establishedSession("s1", SessionState.FAILED);
+    harness.gitHubBacked("s1", "github_app");
+    harness.fixtures().exec("UPDATE task_sessions SET metadata = jsonb_set(metadata::jsonb, '{git_credential_snapshot}', ?::jsonb)",
+        OLD_SNAPSHOT);
+    String snapshotBefore = harness.snapshotJson("s1");
+    hooks.after("launchAgent", () -> {
+      assertThat(db.tx((Handle h) -> harness.sessions().transition(h, "s1", Set.of(SessionState.STARTING),
+          SessionState.CANCELLED, "kandev: the user cancelled", "", Fence.none())).won()).isTrue();
+      ActivityHooks.fail("launchAgent").run();
+    });
+
+    ResumeFailure failure = harness.resumeFailing("s1", ResumeMode.RESUME);
+
+    assertThat(failure.step()).isEqualTo(ResumeStep.LAUNCH_AGENT);
+    assertThat(failure.sessionState()).isEqualTo(SessionState.CANCELLED);
+    assertThat(harness.state("s1")).isEqualTo(SessionState.CANCELLED);
+    assertThat(harness.snapshotJson("s1")).isEqualTo(snapshotBefore);
+    assertThat(harness.identity("s1")).isEqualTo(new SessionIdentity(token, token));
+    assertThat(harness.liveLeases("s1")).isZero();
+    assertThat(harness.lockHeld("s1")).isFalse();
   }
 
   static Stream<Arguments> faults() {

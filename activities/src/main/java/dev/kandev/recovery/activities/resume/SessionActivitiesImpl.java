@@ -62,6 +62,9 @@ public final class SessionActivitiesImpl implements SessionActivities {
    * @param lockTtl the resume lock's time to live, for a lock the settle holds again (see {@link #unsettle})
    * @param runs whether a resume run has ended, for a settle run again after its lock was released
    */
+  /** Every state: the kept snapshot goes back wherever a concurrent writer moved the session. */
+  private static final Set<SessionState> ANY_STATE = java.util.EnumSet.allOf(SessionState.class);
+
   public SessionActivitiesImpl(
       Transactions transactions,
       SessionStore sessions,
@@ -279,12 +282,17 @@ public final class SessionActivitiesImpl implements SessionActivities {
    * none kept under this fence the persist never applied (the stored entry is still the one from
    * before, left alone) — or a version that kept no copy persisted it: then the stored entry is not
    * {@code previousSnapshot}, which is written back instead.
+   *
+   * <p>The kept copy is put back in whatever state the session is now: a concurrent writer (Kandev's
+   * user cancelling, a failure it saw) may have taken the session out of STARTING, but the snapshot is
+   * this resume's write, and while its lock is held (checked) nobody else wrote it. Guarded by
+   * STARTING, it stayed, naming the failed resume's revoked lease (found by the fault campaign).
    */
   @Override
   public void restoreCredentialSnapshot(String sessionId, GitCredentialSnapshot previousSnapshot, Fence fence) {
     requireLockFence(fence);
     GuardedWriteResult result = transactions.inTransaction("restore the credential snapshot of session " + sessionId,
-        h -> sessions.restoreCredentialSnapshotBeforeResume(h, sessionId, Set.of(STARTING), fence).orElseGet(() -> {
+        h -> sessions.restoreCredentialSnapshotBeforeResume(h, sessionId, ANY_STATE, fence).orElseGet(() -> {
           GitCredentialSnapshot stored = sessions.get(h, sessionId).metadataEntry(SNAPSHOT_KEY)
               .map(entry -> snapshot(sessionId, entry)).orElse(null);
           return Objects.equals(stored, previousSnapshot) ? null : writeSnapshot(h, sessionId, previousSnapshot, fence);

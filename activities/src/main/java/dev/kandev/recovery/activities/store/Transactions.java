@@ -13,6 +13,14 @@ import org.jdbi.v3.postgres.PostgresPlugin;
  * transaction opened here, so a caller composes several operations into one transaction (see
  * docs/decisions/0001-store-idiom.md). A database failure becomes a (retryable) {@link
  * StoreException}; any other exception rolls the transaction back and passes through unchanged.
+ *
+ * <p>A transaction whose connection the server closed before the transaction's end (a PostgreSQL
+ * restart leaves every pooled connection dead, and the pool hands one out before it notices) is run
+ * again on a new connection, up to {@link #CONNECTION_ATTEMPTS} times in all: its work failed before
+ * the commit, so nothing of it was written. Without this, a step that is not retried (the launch)
+ * failed on the first statement after a restart of a second, with an uncatalogued store failure
+ * (found by the fault campaign, docs/reliability.md). A connection lost at the commit itself is not
+ * run again: whether it committed is unknown.
  */
 public final class Transactions {
   /** Work on one transaction handle. */
@@ -26,6 +34,9 @@ public final class Transactions {
   public interface VoidWork {
     void run(Handle handle);
   }
+
+  /** How often a transaction runs when the server keeps closing its connection before its end. */
+  static final int CONNECTION_ATTEMPTS = 3;
 
   private final Jdbi jdbi;
 
@@ -42,11 +53,45 @@ public final class Transactions {
    * commits if {@code work} returns, and rolls back if it throws. {@code what} names it in a failure.
    */
   public <T> T inTransaction(String what, Work<T> work) {
-    try {
-      return jdbi.inTransaction(work::run);
-    } catch (JdbiException e) {
-      throw failed(what, e);
+    return again(what, work, false);
+  }
+
+  private <T> T again(String what, Work<T> work, boolean snapshot) {
+    for (int attempt = 1; ; attempt++) {
+      boolean[] workLostConnection = {false};
+      try {
+        return jdbi.inTransaction(handle -> {
+          try {
+            if (snapshot) {
+              // Must be the transaction's first statement; it changes this transaction only.
+              handle.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
+            }
+            return work.run(handle);
+          } catch (JdbiException e) {
+            workLostConnection[0] = connectionClosed(e);
+            throw e;
+          }
+        });
+      } catch (JdbiException e) {
+        if (!workLostConnection[0] || attempt >= CONNECTION_ATTEMPTS) {
+          throw failed(what, e);
+        }
+      }
     }
+  }
+
+  /**
+   * Whether the server closed the connection: SQL states of class 08 (connection exception) and 57P01
+   * to 57P03 (the server shutting down, crashed, or not yet accepting connections).
+   */
+  static boolean connectionClosed(Throwable failure) {
+    for (Throwable t = failure; t != null; t = t.getCause()) {
+      if (t instanceof java.sql.SQLException sql && sql.getSQLState() != null) {
+        String state = sql.getSQLState();
+        return state.startsWith("08") || state.equals("57P01") || state.equals("57P02") || state.equals("57P03");
+      }
+    }
+    return false;
   }
 
   /** {@link #inTransaction} of work that returns nothing. */
@@ -63,15 +108,7 @@ public final class Transactions {
    * with a serialization error).
    */
   public <T> T inSnapshot(String what, Work<T> work) {
-    try {
-      return jdbi.inTransaction(handle -> {
-        // Must be the transaction's first statement; it changes this transaction only.
-        handle.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
-        return work.run(handle);
-      });
-    } catch (JdbiException e) {
-      throw failed(what, e);
-    }
+    return again(what, work, true);
   }
 
   private static StoreException failed(String what, JdbiException e) {

@@ -72,6 +72,41 @@ class TransactionsTest {
     assertThat(db.fixtures().string("SELECT error_message FROM task_sessions WHERE id = 's1'")).isEmpty();
   }
 
+  /**
+   * The server closes the transaction's connection mid-work (as a PostgreSQL restart closes every
+   * pooled one): nothing was committed, so the transaction runs again on a new connection and its
+   * write lands once. Found by the fault campaign: a launch failed on the first statement after a
+   * restart with an uncatalogued store failure.
+   */
+  @Test
+  void aTransactionWhoseConnectionTheServerClosedRunsAgainOnANewOne() {
+    java.util.concurrent.atomic.AtomicInteger attempts = new java.util.concurrent.atomic.AtomicInteger();
+    String written = db.transactions().inTransaction("write, the connection closed once", h -> {
+      h.execute("UPDATE task_sessions SET error_message = error_message || 'x' WHERE id = 's1'");
+      if (attempts.incrementAndGet() == 1) {
+        h.execute("SELECT pg_terminate_backend(pg_backend_pid())");
+      }
+      return errorOf(h);
+    });
+
+    assertThat(attempts).hasValue(2);
+    assertThat(written).isEqualTo("x");
+    assertThat(db.fixtures().string("SELECT error_message FROM task_sessions WHERE id = 's1'")).isEqualTo("x");
+  }
+
+  /** A connection the server keeps closing fails the step after a bounded number of attempts. */
+  @Test
+  void aConnectionClosedAtEveryAttemptFailsTheStepAfterItsAttempts() {
+    java.util.concurrent.atomic.AtomicInteger attempts = new java.util.concurrent.atomic.AtomicInteger();
+    Throwable failure = catchThrowable(() -> db.transactions().run("read, the connection always closed", h -> {
+      attempts.incrementAndGet();
+      h.execute("SELECT pg_terminate_backend(pg_backend_pid())");
+    }));
+
+    assertThat(failure).isInstanceOf(StoreException.class).hasMessageContaining("terminating connection");
+    assertThat(attempts).hasValue(Transactions.CONNECTION_ATTEMPTS);
+  }
+
   @Test
   void aDatabaseFailureIsAStoreExceptionNamedByItsStepWithoutTheBoundValues() {
     Throwable failure = catchThrowable(() -> db.transactions().inTransaction(

@@ -49,7 +49,8 @@ public final class TestDatabase implements BeforeEachCallback, AfterEachCallback
     this(() -> URL, layout);
   }
 
-  private TestDatabase(Supplier<String> url, StoreLayout.Kind layout) {
+  /** Schemas on the PostgreSQL at {@code url} in {@code layout} (a campaign's PostgreSQL of its own). */
+  public TestDatabase(Supplier<String> url, StoreLayout.Kind layout) {
     this(url, layout, false);
   }
 

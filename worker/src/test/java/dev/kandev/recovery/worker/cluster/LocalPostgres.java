@@ -79,6 +79,20 @@ public final class LocalPostgres implements AutoCloseable {
     running = false;
   }
 
+  /**
+   * {@code pg_ctl restart -m <mode>}: {@code fast} (sessions disconnected, a clean shutdown) or
+   * {@code immediate} (no shutdown checkpoint: crash recovery at the start). Returns once it accepts
+   * connections again.
+   */
+  public void restart(String mode) {
+    if (!mode.equals("fast") && !mode.equals("immediate")) {
+      throw new IllegalArgumentException("restart mode " + mode + ": fast or immediate");
+    }
+    pg(Duration.ofMinutes(1), "pg_ctl", "stop", "-D", data.toString(), "-m", mode, "-w");
+    running = false;
+    startServer();
+  }
+
   /** Starts the server and returns once it accepts connections. */
   public void startServer() {
     pg(Duration.ofMinutes(1), "pg_ctl", "start", "-D", data.toString(), "-w", "-t", "50",

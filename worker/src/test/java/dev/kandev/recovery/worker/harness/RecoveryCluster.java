@@ -85,6 +85,11 @@ public final class RecoveryCluster implements BeforeEachCallback, AfterEachCallb
     this.db = new TestDatabase(layout);
   }
 
+  /** The same on the PostgreSQL at {@code url} (e.g. a {@code LocalPostgres} the test may restart). */
+  public RecoveryCluster(StoreLayout.Kind layout, java.util.function.Supplier<String> url) {
+    this.db = new TestDatabase(url, layout);
+  }
+
   /** The test database (our schema and, in the kandev layout, Kandev's). */
   public TestDatabase database() {
     return db;
@@ -227,7 +232,7 @@ public final class RecoveryCluster implements BeforeEachCallback, AfterEachCallb
   /** Every setting the processes of this cluster share, and the worker instance of one. */
   public Map<String, String> environment(String instance) {
     Map<String, String> env = new HashMap<>(gitHubApp.environment());
-    env.put("KANDEV_DB_URL", TestDatabase.URL);
+    env.put("KANDEV_DB_URL", db.url());
     env.put("KANDEV_DB_USER", TestDatabase.USER);
     env.put("KANDEV_DB_SCHEMA", db.database().schema());
     env.put("KANDEV_STORE_LAYOUT", db.layout().isKandev() ? "kandev" : "mirror");
