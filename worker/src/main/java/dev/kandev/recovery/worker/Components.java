@@ -199,7 +199,7 @@ public final class Components implements AutoCloseable {
 
   /** Restores the sessions an ended resume left STARTING, resuming through {@code resumes}. */
   public StaleStartingRecovery staleStartingRecovery(ResumeClient resumes) {
-    return new StaleStartingRecovery(transactions, sessions, locks, resumes);
+    return new StaleStartingRecovery(transactions, sessions, locks, resumes, broker::revokeSession);
   }
 
   /** Resumes the sessions whose agents gone workers on this host ran, through {@code resumes}. */

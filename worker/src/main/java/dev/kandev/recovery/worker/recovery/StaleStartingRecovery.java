@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Consumer;
 import org.jdbi.v3.core.Handle;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -23,10 +24,14 @@ import org.slf4j.LoggerFactory;
  * it, and Resume refuses a STARTING session. This finds such sessions — STARTING while the latest
  * run of {@code resume-session-<id>} is not running — and restores the state the session had before
  * (from its events; FAILED if none says) with the guarded transition, under the fence of the lock
- * the ended run still holds, then releases that lock.
+ * the ended run still holds, then releases that lock and revokes the session's credential leases
+ * (no agent of that run serves it: its launch ended with it, or never ran). A stale workflow task of a
+ * run that had already decided to fail can leave such a session too (docs/contract.md "Stale workflow
+ * tasks"), with a lease.
  */
 public record StaleStartingRecovery(
-    Transactions transactions, SessionStore sessions, ResumeLockStore locks, ResumeClient resumes) {
+    Transactions transactions, SessionStore sessions, ResumeLockStore locks, ResumeClient resumes,
+    Consumer<String> revokeLeases) {
   private static final Logger log = LoggerFactory.getLogger(StaleStartingRecovery.class);
 
   /** Restores every session left STARTING by a resume that no longer runs; returns their ids. */
@@ -42,6 +47,7 @@ public record StaleStartingRecovery(
           h -> restore(h, sessionId));
       if (restore.result().won()) {
         log.warn("session {}: was STARTING with no resume running; restored to {}", sessionId, restore.prior());
+        revokeLeases.accept(sessionId);
         restored.add(sessionId);
       }
     }

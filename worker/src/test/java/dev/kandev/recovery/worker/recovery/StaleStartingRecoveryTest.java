@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kandev.recovery.activities.json.Json;
 import dev.kandev.recovery.activities.store.ExecutorsRunningStore;
+import dev.kandev.recovery.activities.store.LeaseStore;
 import dev.kandev.recovery.activities.store.StoreLayout;
 import dev.kandev.recovery.activities.store.kandev.KandevEventOutbox;
 import dev.kandev.recovery.activities.store.kandev.KandevLayoutStores;
@@ -20,6 +21,7 @@ import dev.kandev.recovery.workflows.model.SessionState;
 import dev.kandev.recovery.workflows.resume.ResumeMode;
 import dev.kandev.recovery.workflows.resume.ResumeResult;
 import java.time.Duration;
+import java.time.Instant;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
@@ -47,12 +49,14 @@ public class StaleStartingRecoveryTest {
   @BeforeEach
   void setUp() {
     executors = KandevLayoutStores.of(db.layout(), Json.mapper(), KandevEventOutbox.NONE).executors();
-    recovery = new StaleStartingRecovery(db.transactions(), harness.sessions(), harness.locks(), harness.resumes());
+    recovery = new StaleStartingRecovery(db.transactions(), harness.sessions(), harness.locks(), harness.resumes(),
+        sessionId -> db.run(h -> new LeaseStore(Json.mapper()).revokeSession(h, sessionId, Instant.now())));
   }
 
   @Test
   void aSessionLeftStartingByATerminatedResumeIsRestoredAndUnlocked() throws Exception {
     String token = harness.establishedSession("s1", FAILED);
+    harness.gitHubBacked("s1", "github_app");
     ResumeHandle resume = resumeHeldInLaunch("s1");
     harness.client().newUntypedWorkflowStub(resume.workflowId()).terminate("an operator terminated the resume");
     assertThat(harness.state("s1")).isEqualTo(STARTING);
@@ -63,6 +67,7 @@ public class StaleStartingRecoveryTest {
     assertThat(harness.state("s1")).isEqualTo(FAILED);
     assertThat(harness.transitions("s1")).last().isEqualTo("STARTING>FAILED");
     assertThat(harness.lockHeld("s1")).isFalse();
+    assertThat(harness.liveLeases("s1")).as("the ended run's lease revoked").isZero();
     assertThat(harness.identity("s1")).isEqualTo(new SessionIdentity(token, token));
     assertThat(recovery.restoreStaleSessions()).as("once").isEmpty();
 
