@@ -185,16 +185,7 @@ func (r *Relay) nextUnpublished(ctx context.Context, tx *sql.Tx) ([]pending, err
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var out []pending
-	for rows.Next() {
-		var p pending
-		if err := rows.Scan(&p.seq, &p.subject, &p.envelope); err != nil {
-			return nil, err
-		}
-		out = append(out, p)
-	}
-	return out, rows.Err()
+	return scanPending(rows)
 }
 
 // markPublished is KandevOutboxStore.markPublished.
@@ -295,16 +286,7 @@ func (r *Relay) latestPublished(ctx context.Context) ([]pending, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var out []pending
-	for rows.Next() {
-		var p pending
-		if err := rows.Scan(&p.seq, &p.subject, &p.envelope); err != nil {
-			return nil, err
-		}
-		out = append(out, p)
-	}
-	return out, rows.Err()
+	return scanPending(rows)
 }
 
 // rowUnchanged tells whether the event's row still has the updated_at the event carries.
@@ -389,4 +371,18 @@ func (r *Relay) Run(ctx context.Context) {
 		case <-tick.C:
 		}
 	}
+}
+
+// scanPending reads the rows of a query of seq, subject and envelope, and closes them.
+func scanPending(rows *sql.Rows) ([]pending, error) {
+	defer rows.Close()
+	var out []pending
+	for rows.Next() {
+		var p pending
+		if err := rows.Scan(&p.seq, &p.subject, &p.envelope); err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, rows.Err()
 }
