@@ -83,7 +83,10 @@ public final class ChaosChecker {
     this.campaign = campaign;
   }
 
-  /** Whether the system is at rest: nothing running, nothing STARTING, no lock, every waiting session's agent live. */
+  /**
+   * Whether the system is at rest: nothing running, nothing STARTING, no lock, every waiting session's
+   * agent live, and no agent row claiming a process that is gone.
+   */
   static boolean atRest(ChaosCampaign campaign) {
     long running = campaign.cluster.client().listExecutions(
         "WorkflowType = 'ResumeSessionWorkflow' AND ExecutionStatus = 'Running'").count();
@@ -98,6 +101,11 @@ public final class ChaosChecker {
       }
       if (state == SessionState.WAITING_FOR_INPUT && agents.get(session).isEmpty() && !exitedOnItsOwn(campaign, session)
           && !inErrorRecovery(campaign, session)) {
+        return false;
+      }
+      // An agent row still claiming a process that is gone: its worker died with it, and the live
+      // workers record it lost (and revoke its leases) once that worker counts as gone.
+      if (agents.get(session).isEmpty() && campaign.cluster.executor(session).filter(TestStores::claimsLiveProcess).isPresent()) {
         return false;
       }
     }
