@@ -16,8 +16,8 @@ import org.jdbi.v3.postgres.PostgresPlugin;
  *
  * <p>A transaction whose connection the server closed before the transaction's end (a PostgreSQL
  * restart leaves every pooled connection dead, and the pool hands one out before it notices) is run
- * again on a new connection, up to {@link #CONNECTION_ATTEMPTS} times in all: its work failed before
- * the commit, so nothing of it was written. Without this, a step that is not retried (the launch)
+ * again on a new connection, up to {@link #CONNECTION_ATTEMPTS} times in all, and so is one that got
+ * no connection: its work failed before the commit, so nothing of it was written. Without this, a step that is not retried (the launch)
  * failed on the first statement after a restart of a second, with an uncatalogued store failure
  * (found by the fault campaign, docs/reliability.md). A connection lost at the commit itself is not
  * run again: whether it committed is unknown.
@@ -35,8 +35,15 @@ public final class Transactions {
     void run(Handle handle);
   }
 
-  /** How often a transaction runs when the server keeps closing its connection before its end. */
-  static final int CONNECTION_ATTEMPTS = 3;
+  /**
+   * How often a transaction runs when the server keeps closing its connection before its end (or it
+   * cannot get one): the pool may hand out several dead connections in a row after a restart, and a
+   * restart takes a second or two, so the attempts wait 100 ms doubled each time, up to a
+   * second (about 4.5 s in all) before the step fails.
+   */
+  static final int CONNECTION_ATTEMPTS = 8;
+  private static final long FIRST_WAIT_MILLIS = 100;
+  private static final long LONGEST_WAIT_MILLIS = 1_000;
 
   private final Jdbi jdbi;
 
@@ -58,9 +65,11 @@ public final class Transactions {
 
   private <T> T again(String what, Work<T> work, boolean snapshot) {
     for (int attempt = 1; ; attempt++) {
-      boolean[] workLostConnection = {false};
+      // Lost before the work began (no connection, or none that could begin): nothing was written either.
+      boolean[] workLostConnection = {true};
       try {
         return jdbi.inTransaction(handle -> {
+          workLostConnection[0] = false;
           try {
             if (snapshot) {
               // Must be the transaction's first statement; it changes this transaction only.
@@ -73,10 +82,20 @@ public final class Transactions {
           }
         });
       } catch (JdbiException e) {
-        if (!workLostConnection[0] || attempt >= CONNECTION_ATTEMPTS) {
+        if (!workLostConnection[0] || !connectionClosed(e) || attempt >= CONNECTION_ATTEMPTS) {
           throw failed(what, e);
         }
+        pause(Math.min(LONGEST_WAIT_MILLIS, FIRST_WAIT_MILLIS << (attempt - 1)), what, e);
       }
+    }
+  }
+
+  private static void pause(long millis, String what, JdbiException e) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException interrupted) {
+      Thread.currentThread().interrupt();
+      throw failed(what, e);
     }
   }
 

@@ -94,6 +94,38 @@ class TransactionsTest {
     assertThat(db.fixtures().string("SELECT error_message FROM task_sessions WHERE id = 's1'")).isEqualTo("x");
   }
 
+  /**
+   * The pool gets no connection for a moment (PostgreSQL restarting: connection refused, "the
+   * database system is starting up"): the transaction waits and runs once the server answers — a
+   * restart of a second or two failed a launch with an uncatalogued store failure (the fault
+   * campaign's long run). A DataSource that refuses the first two connections stands in for it.
+   */
+  @Test
+  void aTransactionThatGetsNoConnectionWhileTheServerRestartsRunsOnceItAnswers() {
+    javax.sql.DataSource real = db.dataSource();
+    java.util.concurrent.atomic.AtomicInteger refusals = new java.util.concurrent.atomic.AtomicInteger(2);
+    javax.sql.DataSource restarting = (javax.sql.DataSource) java.lang.reflect.Proxy.newProxyInstance(
+        getClass().getClassLoader(), new Class<?>[] {javax.sql.DataSource.class}, (proxy, method, args) -> {
+          if (method.getName().equals("getConnection") && refusals.getAndDecrement() > 0) {
+            throw new java.sql.SQLException("FATAL: the database system is starting up", "57P03");
+          }
+          try {
+            return method.invoke(real, args);
+          } catch (java.lang.reflect.InvocationTargetException e) {
+            throw e.getCause();
+          }
+        });
+    java.util.concurrent.atomic.AtomicInteger runs = new java.util.concurrent.atomic.AtomicInteger();
+
+    String error = new Transactions(restarting).inTransaction("read while the server restarts", h -> {
+      runs.incrementAndGet();
+      return errorOf(h);
+    });
+
+    assertThat(error).isEmpty();
+    assertThat(runs).as("the work ran once, on the first connection it got").hasValue(1);
+  }
+
   /** A connection the server keeps closing fails the step after a bounded number of attempts. */
   @Test
   void aConnectionClosedAtEveryAttemptFailsTheStepAfterItsAttempts() {
