@@ -44,6 +44,11 @@ public final class Transactions {
   static final int CONNECTION_ATTEMPTS = 8;
   private static final long FIRST_WAIT_MILLIS = 100;
   private static final long LONGEST_WAIT_MILLIS = 1_000;
+  /**
+   * No attempt starts later than this after the first: a database that is down (each attempt then
+   * waits the pool's connection timeout, 10 s) fails the step after one wait, as before.
+   */
+  private static final long RETRY_WINDOW_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(6);
 
   private final Jdbi jdbi;
 
@@ -64,6 +69,7 @@ public final class Transactions {
   }
 
   private <T> T again(String what, Work<T> work, boolean snapshot) {
+    long start = System.nanoTime();
     for (int attempt = 1; ; attempt++) {
       // Lost before the work began (no connection, or none that could begin): nothing was written either.
       boolean[] workLostConnection = {true};
@@ -82,10 +88,13 @@ public final class Transactions {
           }
         });
       } catch (JdbiException e) {
-        if (!workLostConnection[0] || !connectionClosed(e) || attempt >= CONNECTION_ATTEMPTS) {
+        long wait = Math.min(LONGEST_WAIT_MILLIS, FIRST_WAIT_MILLIS << (attempt - 1));
+        boolean inWindow = System.nanoTime() - start + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(wait)
+            < RETRY_WINDOW_NANOS;
+        if (!workLostConnection[0] || !connectionClosed(e) || attempt >= CONNECTION_ATTEMPTS || !inWindow) {
           throw failed(what, e);
         }
-        pause(Math.min(LONGEST_WAIT_MILLIS, FIRST_WAIT_MILLIS << (attempt - 1)), what, e);
+        pause(wait, what, e);
       }
     }
   }
