@@ -200,8 +200,14 @@ public final class KandevProcess implements AutoCloseable {
     waitFor(process, Duration.ofSeconds(30));
   }
 
-  /** {@code kill -TERM}, as a service manager stops it; waits for the end. */
+  /**
+   * {@code kill -TERM}, as a service manager stops it; waits for the end. A process a test left
+   * stopped (SIGSTOP) is continued first: stopped, it would not act on the TERM.
+   */
   public int terminate(Duration within) {
+    if (process.isAlive()) {
+      signal("CONT");
+    }
     process.destroy();
     return awaitExit(within);
   }
