@@ -33,7 +33,7 @@ import java.util.Optional;
  */
 public final class WorkerProcess {
   /** How often the worker looks for sessions an ended resume left STARTING (besides at start). */
-  private static final Duration STALE_STARTING_CHECK = Duration.ofMinutes(1);
+  private static final Duration STALE_STARTING_CHECK = Duration.ofMinutes(5);
   /** How often the worker looks for sessions whose agents a gone worker on this host ran (besides at start). */
   private static final Duration LOST_AGENTS_CHECK = Duration.ofMinutes(1);
 
