@@ -99,24 +99,12 @@ func (c *acpConn) call(ctx context.Context, method string, params any, result an
 	}
 	select {
 	case reply := <-ch:
-		if reply.Error != nil {
-			return reply.Error
-		}
-		if result != nil {
-			return json.Unmarshal(reply.Result, result)
-		}
-		return nil
+		return reply.into(result)
 	case <-c.closed:
 		// An answer read just before the end still counts.
 		select {
 		case reply := <-ch:
-			if reply.Error != nil {
-				return reply.Error
-			}
-			if result != nil {
-				return json.Unmarshal(reply.Result, result)
-			}
-			return nil
+			return reply.into(result)
 		default:
 			return errTransportClosed
 		}
@@ -136,4 +124,15 @@ type initializeResult struct {
 	AgentInfo struct {
 		Name string `json:"name"`
 	} `json:"agentInfo"`
+}
+
+// into is the request's outcome: the agent's error, or its result decoded into result (if any).
+func (r rpcReply) into(result any) error {
+	if r.Error != nil {
+		return r.Error
+	}
+	if result != nil {
+		return json.Unmarshal(r.Result, result)
+	}
+	return nil
 }
