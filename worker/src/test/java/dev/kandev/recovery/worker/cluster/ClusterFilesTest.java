@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The compose deployment runs what {@code scripts/cluster} (and {@link TemporalClusterIT}) ran: the
- * server version {@code scripts/setup} builds, the same history shard count and dynamic config.
+ * server version {@code scripts/setup-cluster} builds, the same history shard count and dynamic config.
  */
 class ClusterFilesTest {
   private static final Path REPOSITORY = LocalTemporalCluster.REPOSITORY;
@@ -71,11 +71,12 @@ class ClusterFilesTest {
         .isEqualTo(DevTemporalServer.TRANSFER_READS_PER_SECOND);
   }
 
-  /** A version scripts/setup-dev (what dev needs) or scripts/setup (what only the tests need) pins. */
+  /** A version scripts/setup-dev (what dev needs), scripts/setup (what only the tests need) or scripts/setup-cluster pins. */
   private static String setupValue(String name) throws IOException {
-    String scripts = Files.readString(REPOSITORY.resolve("scripts/setup-dev")) + Files.readString(REPOSITORY.resolve("scripts/setup"));
+    String scripts = Files.readString(REPOSITORY.resolve("scripts/setup-dev")) + Files.readString(REPOSITORY.resolve("scripts/setup"))
+        + Files.readString(REPOSITORY.resolve("scripts/setup-cluster"));
     Matcher value = Pattern.compile("(?m)^" + name + "=(\\S+)").matcher(scripts);
-    assertThat(value.find()).as("%s in scripts/setup-dev or scripts/setup", name).isTrue();
+    assertThat(value.find()).as("%s in scripts/setup-dev, scripts/setup or scripts/setup-cluster", name).isTrue();
     return value.group(1);
   }
 }

@@ -33,9 +33,11 @@ public record LocalTemporalCluster(Path dir, int port, String database, LocalPos
    * skips).
    */
   public static LocalTemporalCluster start(Path dir, LocalPostgres postgres) {
+    ClusterToolsBuild.awaitAny();
     if (!Files.isExecutable(SERVER)) {
       throw new AssertionError("this test runs kandev-recovery on a Temporal cluster and found no " + SERVER
-          + ": run scripts/setup (it builds temporal-server and temporal-sql-tool into .tools/temporal-server; needs Go)");
+          + ": run scripts/setup-cluster (it builds temporal-server and temporal-sql-tool into .tools/temporal-server;"
+          + " needs Go)" + ClusterToolsBuild.logTail());
     }
     String database = "temporal_it_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
     LocalTemporalCluster cluster = new LocalTemporalCluster(dir, freePortBlock(), database, postgres);
