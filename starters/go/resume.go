@@ -157,7 +157,8 @@ func queryProgress[P any](ctx context.Context, c client.Client, workflowID, runI
 }
 
 // Cancel asks the resume to stop: it compensates at once and ends cancelled, the session back in its
-// prior state. (Terminating instead skips the compensations.)
+// prior state, unless its settle completed first (Await then says it resumed). (Terminating instead
+// skips the compensations.)
 func (r *Resume) Cancel(ctx context.Context) error {
 	return r.client.CancelWorkflow(ctx, r.WorkflowID, r.RunID)
 }

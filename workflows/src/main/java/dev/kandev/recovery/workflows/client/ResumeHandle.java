@@ -57,7 +57,10 @@ public final class ResumeHandle {
     }
   }
 
-  /** Asks the resume to stop; it compensates (no stale STARTING) and ends as cancelled. */
+  /**
+   * Asks the resume to stop; it compensates (no stale STARTING) and ends as cancelled, unless its
+   * settle completed first (see {@link #outcomeDespiteCancel}).
+   */
   public void cancel() {
     stub.cancel();
   }
