@@ -1,7 +1,6 @@
 package dev.kandev.recovery.worker.cli;
 
 import dev.kandev.recovery.workflows.client.ResumeFailedException;
-import dev.kandev.recovery.workflows.client.LateCancel;
 import dev.kandev.recovery.workflows.client.ResumeHandle;
 import dev.kandev.recovery.workflows.resume.ResumeOutcome;
 import dev.kandev.recovery.workflows.resume.ResumeFailure;
@@ -56,8 +55,8 @@ final class ResumeOutcomeWait {
       if (cause instanceof WorkflowFailedException wf && wf.getCause() instanceof CanceledFailure) {
         Optional<ResumeOutcome> resumed = handle.outcomeDespiteCancel();
         if (resumed.isPresent()) {
-          out.println("outcome: " + resumed.get() + " — session " + sessionId + " is resumed: " + LateCancel.note(resumed.get())
-              + " (the run's status is CANCELED)");
+          out.println("outcome: " + resumed.get() + " — session " + sessionId + " is resumed: the cancel arrived after"
+              + " the resume completed, so nothing was undone (the run's status is CANCELED)");
           return ExitCodes.OK;
         }
         out.println("outcome: CANCELLED — the resume of session " + sessionId + " undid what it had done and ended");

@@ -22,9 +22,4 @@ public final class LateCancel {
     }
     return Optional.empty();
   }
-
-  /** What a reader says of a CANCELED run that resumed all the same. */
-  public static String note(ResumeOutcome outcome) {
-    return "the cancel arrived after the resume completed (" + outcome + "); the session is resumed";
-  }
 }
