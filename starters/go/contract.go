@@ -93,6 +93,10 @@ type ResumeResult struct {
 	ProviderSessionID string `json:"providerSessionId"`
 	// Loaded is true if the stored session was loaded (session/load), false if newly created.
 	Loaded bool `json:"loaded"`
+	// CancelledLate: the run ended CANCELED, the cancel having arrived once the resume settled; the
+	// session resumed, ProviderSessionID and TaskID are unknown (the SDK discarded the result). Not
+	// part of the payload.
+	CancelledLate bool `json:"-"`
 }
 
 // ResumeFailure is the details of a failed resume's ApplicationError, whose type is FailureType.

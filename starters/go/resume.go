@@ -104,9 +104,15 @@ func (s *Starter) AttachResume(sessionID, runID string) *Resume {
 }
 
 // Await waits for the outcome until ctx ends. A resume that failed returns *ResumeFailedError; a
-// cancelled one an error that wraps *temporal.CanceledError.
+// cancelled one an error that wraps *temporal.CanceledError, unless the cancel arrived once its
+// settle completed: the session resumed all the same (docs/contract.md, "Stopping a resume"), and
+// Await returns that outcome with CancelledLate set (the run's status is CANCELED).
 func (r *Resume) Await(ctx context.Context) (ResumeResult, error) {
 	result, failed, details, err := awaitOutcome[ResumeResult, ResumeFailure](ctx, r.client, r.WorkflowID, r.RunID, "resume")
+	var canceled *temporal.CanceledError
+	if errors.As(err, &canceled) {
+		return r.outcomeDespiteCancel(ctx, err)
+	}
 	if failed == nil {
 		return result, err
 	}
@@ -151,9 +157,39 @@ func queryProgress[P any](ctx context.Context, c client.Client, workflowID, runI
 }
 
 // Cancel asks the resume to stop: it compensates at once and ends cancelled, the session back in its
-// prior state. (Terminating instead skips the compensations.)
+// prior state, unless its settle completed first (Await then says it resumed). (Terminating instead
+// skips the compensations.)
 func (r *Resume) Cancel(ctx context.Context) error {
 	return r.client.CancelWorkflow(ctx, r.WorkflowID, r.RunID)
+}
+
+// outcomeDespiteCancel reads a CANCELED run's KandevOutcome: the resume's result when it resumed
+// before the cancel arrived, else the cancellation.
+func (r *Resume) outcomeDespiteCancel(ctx context.Context, cancelled error) (ResumeResult, error) {
+	described, err := r.client.DescribeWorkflowExecution(ctx, r.WorkflowID, r.RunID)
+	if err != nil {
+		return ResumeResult{}, fmt.Errorf("%w (and its outcome could not be read: %v)", cancelled, err)
+	}
+	info := described.GetWorkflowExecutionInfo()
+	fields := info.GetSearchAttributes().GetIndexedFields()
+	result, resumed := resumedDespiteCancel(info.GetStatus(), keyword(fields[SearchAttributeSessionID]),
+		keyword(fields[SearchAttributeOutcome]))
+	if !resumed {
+		return ResumeResult{}, cancelled
+	}
+	return result, nil
+}
+
+// resumedDespiteCancel is the rule of a late cancel: a CANCELED run whose KandevOutcome is RESUMED or
+// STARTED_FRESH settled before the cancel arrived, so the session is WAITING_FOR_INPUT with its agent;
+// the run's result itself (the provider session id) was discarded by the SDK. Any other CANCELED run
+// compensated.
+func resumedDespiteCancel(status enumspb.WorkflowExecutionStatus, sessionID, outcome string) (ResumeResult, bool) {
+	if status != enumspb.WORKFLOW_EXECUTION_STATUS_CANCELED || (outcome != OutcomeResumed && outcome != OutcomeStartedFresh) {
+		return ResumeResult{}, false
+	}
+	return ResumeResult{SessionID: sessionID, Outcome: outcome, FinalState: "WAITING_FOR_INPUT",
+		Loaded: outcome == OutcomeResumed, CancelledLate: true}, true
 }
 
 // mode is the mode the run was started with, from the memo every starter sets.

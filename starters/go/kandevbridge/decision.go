@@ -57,7 +57,9 @@ type Decision struct {
 	Outcome string
 	// SessionState is the session's state as the resume left it ("" when unknown).
 	SessionState string
-	// ProviderSessionID and Loaded are the resume's (ActionUseAgent).
+	// ProviderSessionID and Loaded are the resume's (ActionUseAgent). ProviderSessionID is "" for a
+	// resume a cancel reached once it had settled (its result was dropped: recovery.ResumeResult's
+	// CancelledLate); the session's stored one is it.
 	ProviderSessionID string
 	Loaded            bool
 	// FailureType and Step name a failure (docs/contract.md "Failure types").

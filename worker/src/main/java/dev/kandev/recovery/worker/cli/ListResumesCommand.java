@@ -2,6 +2,7 @@ package dev.kandev.recovery.worker.cli;
 
 import dev.kandev.recovery.worker.config.Settings;
 import dev.kandev.recovery.worker.temporal.TemporalConnection;
+import dev.kandev.recovery.workflows.client.LateCancel;
 import dev.kandev.recovery.workflows.client.ResumeClient;
 import dev.kandev.recovery.workflows.client.ResumeFilter;
 import dev.kandev.recovery.workflows.client.ResumeSummary;
@@ -103,6 +104,14 @@ public final class ListResumesCommand implements Callable<Integer> {
           time(r.closed()));
     }
     out.printf("%d resume(s)%n", resumes.size());
+    if (resumes.stream().anyMatch(ListResumesCommand::resumedDespiteCancel)) {
+      out.println("CANCELED with outcome RESUMED or STARTED_FRESH: the cancel arrived after the resume completed;"
+          + " the session is resumed, nothing was undone");
+    }
+  }
+
+  private static boolean resumedDespiteCancel(ResumeSummary resume) {
+    return "CANCELED".equals(resume.status()) && LateCancel.standingOutcome(resume.outcome()).isPresent();
   }
 
   private static String time(Instant instant) {

@@ -2,12 +2,14 @@ package dev.kandev.recovery.worker.cli;
 
 import dev.kandev.recovery.workflows.client.ResumeFailedException;
 import dev.kandev.recovery.workflows.client.ResumeHandle;
+import dev.kandev.recovery.workflows.resume.ResumeOutcome;
 import dev.kandev.recovery.workflows.resume.ResumeFailure;
 import dev.kandev.recovery.workflows.resume.ResumeResult;
 import io.temporal.client.WorkflowFailedException;
 import io.temporal.failure.CanceledFailure;
 import java.io.PrintStream;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -51,6 +53,12 @@ final class ResumeOutcomeWait {
         return ExitCodes.FAILED;
       }
       if (cause instanceof WorkflowFailedException wf && wf.getCause() instanceof CanceledFailure) {
+        Optional<ResumeOutcome> resumed = handle.outcomeDespiteCancel();
+        if (resumed.isPresent()) {
+          out.println("outcome: " + resumed.get() + " — session " + sessionId + " is resumed: the cancel arrived after"
+              + " the resume completed, so nothing was undone (the run's status is CANCELED)");
+          return ExitCodes.OK;
+        }
         out.println("outcome: CANCELLED — the resume of session " + sessionId + " undid what it had done and ended");
         return cancelled;
       }

@@ -18,6 +18,7 @@ import dev.kandev.recovery.workflows.resume.ResumeOutcome;
 import dev.kandev.recovery.workflows.resume.ResumeRequest;
 import io.nats.client.Message;
 import io.temporal.api.enums.v1.WorkflowExecutionStatus;
+import io.temporal.api.history.v1.HistoryEvent;
 import io.temporal.client.WorkflowExecutionMetadata;
 import io.temporal.client.WorkflowStub;
 import io.temporal.common.WorkflowExecutionHistory;
@@ -72,8 +73,8 @@ public final class ChaosChecker {
   record Run(String session, String runId, String mode, String reason, String status, Instant started, Instant closed,
       String listedOutcome, Outcome outcome) {}
 
-  /** A finding reported, not fixed here (docs/reliability.md, "Found"): a cancel reaching a run at its end. */
-  static final String LATE_CANCEL = "late cancel, reported (docs/reliability.md)";
+  /** What is wrong with a CANCELED run's outcome: its invariant and what it says. */
+  record Problem(Invariant invariant, String detail) {}
 
   private final ChaosCampaign campaign;
   private final List<Violation> violations = new ArrayList<>();
@@ -150,10 +151,6 @@ public final class ChaosChecker {
     violations.add(new Violation(invariant, session, detail, ""));
   }
 
-  private void known(Invariant invariant, String session, String detail, String issue) {
-    violations.add(new Violation(invariant, session, detail, issue));
-  }
-
   private void collectRuns() {
     for (WorkflowExecutionMetadata run : campaign.cluster.client()
         .listExecutions("WorkflowType = 'ResumeSessionWorkflow'").toList()) {
@@ -206,18 +203,8 @@ public final class ChaosChecker {
             violation(Invariant.OUTCOME_LISTED, session, id + " failed, listed as " + run.listedOutcome());
           }
         }
-        case "CANCELED" -> {
-          // Temporal's Java SDK ends a run CANCELED whenever a cancel was requested by its end, whatever the
-          // run returned or failed with: a cancel that reached a settled run, or one failing for another cause.
-          if ("RESUMED".equals(run.listedOutcome()) || "STARTED_FRESH".equals(run.listedOutcome())) {
-            known(Invariant.PROMISED_OUTCOME, session, id + " ended CANCELLED after its settle: the session stays"
-                + " resumed (" + run.listedOutcome() + " listed), not compensated as docs/contract.md says of CANCELLED",
-                LATE_CANCEL);
-          } else if (!"CANCELLED".equals(run.listedOutcome())) {
-            known(Invariant.OUTCOME_LISTED, session, id + " cancelled while failing for another cause, listed as "
-                + run.listedOutcome(), LATE_CANCEL);
-          }
-        }
+        case "CANCELED" -> cancelledRunProblem(run.listedOutcome(), settled(session, run))
+            .ifPresent(problem -> violation(problem.invariant(), session, id + " " + problem.detail()));
         default -> violation(Invariant.PROMISED_OUTCOME, session, id + " ended " + run.status() + ": " + outcome);
       }
       if (run.status().equals("COMPLETED") && outcome.result() != null
@@ -227,6 +214,54 @@ public final class ChaosChecker {
       }
     }
   }
+
+  /**
+   * The two promised forms of a CANCELED run (docs/contract.md, "Stopping a resume"): it compensated,
+   * listed CANCELLED; or the cancel arrived once its settle completed (Temporal's Java SDK ends a run
+   * whose cancel is pending CANCELED, whatever it returned), listed with the outcome it reached,
+   * RESUMED or STARTED_FRESH, the session resumed. Anything else breaks the contract.
+   */
+  static Optional<Problem> cancelledRunProblem(String listedOutcome, boolean settled) {
+    boolean resumed = "RESUMED".equals(listedOutcome) || "STARTED_FRESH".equals(listedOutcome);
+    if (resumed && !settled) {
+      return Optional.of(new Problem(Invariant.PROMISED_OUTCOME, "ended CANCELED, listed " + listedOutcome
+          + ", but its history holds no completed settle"));
+    }
+    if (!resumed && !"CANCELLED".equals(listedOutcome)) {
+      return Optional.of(new Problem(Invariant.OUTCOME_LISTED, "ended CANCELED, listed " + listedOutcome
+          + (settled ? " after its settle completed" : "")));
+    }
+    return Optional.empty();
+  }
+
+  /** Whether the run's settle completed, by its history (a history that cannot be read: not settled). */
+  private boolean settled(String session, Run run) {
+    try {
+      return settleCompleted(campaign.cluster.client().fetchHistory(ResumeRequest.workflowId(session), run.runId()));
+    } catch (RuntimeException e) {
+      return false;
+    }
+  }
+
+  /** A history's settle completed: its local activity's marker without a failure, or its activity completed. */
+  static boolean settleCompleted(WorkflowExecutionHistory history) {
+    Set<Long> settles = new HashSet<>();
+    for (HistoryEvent event : history.getEvents()) {
+      if (event.hasActivityTaskScheduledEventAttributes()
+          && SETTLE.equals(event.getActivityTaskScheduledEventAttributes().getActivityType().getName())) {
+        settles.add(event.getEventId());
+      } else if (event.hasActivityTaskCompletedEventAttributes()
+          && settles.contains(event.getActivityTaskCompletedEventAttributes().getScheduledEventId())) {
+        return true;
+      } else if (event.hasMarkerRecordedEventAttributes() && !event.getMarkerRecordedEventAttributes().hasFailure()
+          && HistorySteps.localActivityTypeOf(event).filter(SETTLE::equals).isPresent()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static final String SETTLE = "SettleSession";
 
   /** At rest: not STARTING, the lock free, a waiting session's one agent live, no agent otherwise, leases with their agents. */
   private void checkRows(String session, Set<Long> agents) {

@@ -48,6 +48,13 @@ public final class HistorySteps {
     return history.getEvents().stream().filter(HistoryEvent::hasActivityTaskScheduledEventAttributes);
   }
 
+  /** A local activity's type, if {@code event} is a local activity's marker. */
+  public static java.util.Optional<String> localActivityTypeOf(HistoryEvent event) {
+    return event.hasMarkerRecordedEventAttributes()
+        && LOCAL_ACTIVITY_MARKER.equals(event.getMarkerRecordedEventAttributes().getMarkerName())
+        ? java.util.Optional.of(localActivityType(event)) : java.util.Optional.empty();
+  }
+
   /** The SDK writes the marker's "type" detail as a JSON string with the standard converter. */
   private static String localActivityType(HistoryEvent marker) {
     var type = marker.getMarkerRecordedEventAttributes().getDetailsOrThrow("type");

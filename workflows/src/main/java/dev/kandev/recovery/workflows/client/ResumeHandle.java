@@ -1,7 +1,9 @@
 package dev.kandev.recovery.workflows.client;
 
+import dev.kandev.recovery.workflows.RecoverySearchAttributes;
 import dev.kandev.recovery.workflows.resume.ResumeFailure;
 import dev.kandev.recovery.workflows.resume.ResumeMode;
+import dev.kandev.recovery.workflows.resume.ResumeOutcome;
 import dev.kandev.recovery.workflows.resume.ResumeProgress;
 import dev.kandev.recovery.workflows.resume.ResumeResult;
 import io.temporal.api.enums.v1.WorkflowExecutionStatus;
@@ -55,9 +57,20 @@ public final class ResumeHandle {
     }
   }
 
-  /** Asks the resume to stop; it compensates (no stale STARTING) and ends as cancelled. */
+  /**
+   * Asks the resume to stop; it compensates (no stale STARTING) and ends as cancelled, unless its
+   * settle completed first (see {@link #outcomeDespiteCancel}).
+   */
   public void cancel() {
     stub.cancel();
+  }
+
+  /**
+   * For a run that ended CANCELED: the outcome its resume reached if the cancel arrived once its
+   * settle completed (the session resumed; see {@link LateCancel}), empty if it compensated.
+   */
+  public Optional<ResumeOutcome> outcomeDespiteCancel() {
+    return LateCancel.standingOutcome(stub.describe().getTypedSearchAttributes().get(RecoverySearchAttributes.OUTCOME));
   }
 
   public ResumeProgress progress() {

@@ -40,6 +40,11 @@ final class ResumeChanges {
    * Temporal ends the run CANCELED) ends with the outcome CANCELLED (before: FAILED). Asked only then.
    */
   static final String CANCEL_OUTCOME = "cancel-outcome";
+  /**
+   * A resume that failed for another cause while a cancel arrived (Temporal ends it CANCELED, the
+   * Java SDK's doing) lists the outcome CANCELLED too (before: FAILED). Asked only then.
+   */
+  static final String LATE_CANCEL_OUTCOME = "late-cancel-outcome";
 
   /** The run's version of {@link #FEWER_EVENTS}. */
   private final int version;
@@ -87,6 +92,10 @@ final class ResumeChanges {
 
   boolean cancelOutcome() {
     return takes(CANCEL_OUTCOME);
+  }
+
+  boolean lateCancelOutcome() {
+    return takes(LATE_CANCEL_OUTCOME);
   }
 
   private static boolean takes(String changeId) {

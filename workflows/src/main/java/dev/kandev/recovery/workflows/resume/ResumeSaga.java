@@ -38,6 +38,9 @@ final class ResumeSaga {
   private final Saga compensations = new Saga(new Saga.Options.Builder().setContinueWithError(true).build());
   private final ResumeAttempt attempt = new ResumeAttempt();
   private StoreSteps store;
+  /** The failed resume's type and story, while its listed outcome is FAILED: a late cancel may turn it CANCELLED. */
+  private String failedType;
+  private FailedResume failed;
 
   ResumeSaga(ResumeRequest request, Duration hostWait, ResumeStubs stubs, ResumeChanges changes,
       ResumeNarration narration, ResumeMetrics metrics) {
@@ -148,6 +151,11 @@ final class ResumeSaga {
     narration.enter(ResumeStep.RELEASE_LOCK, "");
     ResumeLockActivities releaser = attempt.settled ? store.unlocker() : stubs.unlocker;
     Workflow.newDetachedCancellationScope(() -> releaser.releaseResumeLock(sessionId, owner)).run();
+    if (failed != null && lateCancel()) {
+      listCancelled(failed, failedType); // the cancel arrived while the lock was released
+    } else if (failed != null) {
+      metrics.count(ResumeOutcome.FAILED.name(), failedType);
+    }
     narration.done();
   }
 
@@ -221,12 +229,39 @@ final class ResumeSaga {
     // Histories from before one name per outcome said REJECTED for a resume that changed nothing.
     ResumeOutcome outcome = attempt.changedNothing() && !changes.oneFailedOutcome()
         ? ResumeOutcome.REJECTED : ResumeOutcome.FAILED;
-    narration.outcome(outcome.name());
-    metrics.count(outcome.name(), type);
     FailedResume failed = FailedResume.of(sessionId, failedStep, type, attempt);
-    narration.endWith(failed.ending());
     log.warn("{}", failed.message());
+    if (lateCancel()) {
+      listCancelled(failed, type);
+    } else if (outcome == ResumeOutcome.FAILED) {
+      narration.outcome(outcome.name());
+      narration.endWith(failed.ending());
+      this.failed = failed; // counted once the lock is released, unless a cancel arrived by then
+      this.failedType = type;
+    } else {
+      narration.outcome(outcome.name());
+      narration.endWith(failed.ending());
+      metrics.count(outcome.name(), type);
+    }
     return ExpectedFailures.nonRetryableWithCause(failed.message(), type, failure, failed.details());
+  }
+
+  /**
+   * A cancel is pending while the resume fails for another cause (it compensated as any failure):
+   * Temporal ends the run CANCELED whatever it fails with (the Java SDK's doing), so the listing says
+   * CANCELLED too; the failure's type stays in the Current Details and the failure. Runs from before
+   * said FAILED, and keep doing so on replay.
+   */
+  private boolean lateCancel() {
+    return CancellationScope.current().isCancelRequested() && changes.lateCancelOutcome();
+  }
+
+  private void listCancelled(FailedResume failed, String type) {
+    narration.note("CANCELLED: the cancel arrived while the resume failed (" + type + ")");
+    narration.endWith("**CANCELLED** as it failed " + failed.ending().replace("**FAILED** ", ""));
+    narration.outcome("CANCELLED");
+    metrics.count("CANCELLED", type);
+    this.failed = null;
   }
 
   /**

@@ -267,9 +267,12 @@ class ResumeSagaOrderTest {
     /** The session's executor host; empty: not bound (the shared queue). */
     volatile String host = "";
     volatile Fence leaseFence;
+    /** Runs as the step {@code name} begins (e.g. a cancel arriving while it runs). */
+    volatile java.util.function.Consumer<String> during = name -> {};
 
     private void call(String name) {
       calls.add(name);
+      during.accept(name);
       if (name.equals(failAt)) {
         throw ApplicationFailure.newNonRetryableFailure("injected " + name + " failure", "INJECTED");
       }
