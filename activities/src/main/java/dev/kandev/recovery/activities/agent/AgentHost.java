@@ -1,6 +1,7 @@
 package dev.kandev.recovery.activities.agent;
 
 import dev.kandev.recovery.activities.json.Json;
+import dev.kandev.recovery.activities.store.AgentProcessStore;
 import dev.kandev.recovery.activities.store.ExecutorsRunningStore;
 import dev.kandev.recovery.activities.store.SessionIdentityStore;
 import dev.kandev.recovery.activities.store.Transactions;
@@ -26,10 +27,11 @@ public final class AgentHost implements AutoCloseable {
       TranscriptStore transcripts) {
     this.host = settings.host();
     AgentExecutions executions =
-        new AgentExecutions(transactions, executors, settings.host(), settings.workerInstance());
+        new AgentExecutions(transactions, executors, new AgentProcessStore(), settings.host(), settings.workerInstance());
     LaunchFailures failures = new LaunchFailures(executions);
     this.registry = new AgentRegistry(executions, settings.timeouts().stopGrace());
-    this.launcher = new AgentLauncher(settings, registry, executions, transactions, identities,
+    this.launcher = new AgentLauncher(settings, registry, executions,
+        new EarlierAgentStopper(executions, settings.timeouts().stopGrace()), transactions, identities,
         new SessionHandshake(settings.timeouts(), transactions, identities, transcripts, failures, Json.mapper()),
         failures, Json.mapper());
   }
