@@ -5,7 +5,8 @@
 -- as the host's kernel reports it (Java's ProcessHandle.Info.startInstant): a process is stopped only
 -- if its pid and its start instant both match, so a pid the kernel gave to another process since is
 -- never signalled. NULL: unknown, never stopped by another worker. The row goes when its worker
--- records the agent's exit, or when a later launch on the host found the process gone or stopped it.
+-- records the agent's exit, when a later launch on the host found the process gone or stopped it, or
+-- when a worker of the host finds the process ended (UnownedAgentReaper).
 -- Kandev's executors_running gets no column: this is our own table.
 CREATE TABLE agent_processes (
     agent_execution_id  TEXT PRIMARY KEY,

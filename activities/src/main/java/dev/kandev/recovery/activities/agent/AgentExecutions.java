@@ -64,6 +64,12 @@ final class AgentExecutions {
     });
   }
 
+  /** Every agent process recorded on this host that nobody has seen end. */
+  List<AgentProcess> recordedOnThisHost() {
+    return transactions.inTransaction("read the recorded agent processes of host " + host,
+        h -> processes.onHost(h, host));
+  }
+
   /** The process of {@code executionId} is gone. */
   void forgetProcess(String sessionId, String executionId) {
     transactions.run("forget the ended agent process of session " + sessionId, h -> processes.forget(h, executionId));

@@ -18,6 +18,7 @@ public final class AgentHost implements AutoCloseable {
   private final String host;
   private final AgentRegistry registry;
   private final AgentLauncher launcher;
+  private final EarlierAgentStopper earlierAgents;
 
   public AgentHost(
       AgentHostSettings settings,
@@ -30,8 +31,8 @@ public final class AgentHost implements AutoCloseable {
         new AgentExecutions(transactions, executors, new AgentProcessStore(), settings.host(), settings.workerInstance());
     LaunchFailures failures = new LaunchFailures(executions);
     this.registry = new AgentRegistry(executions, settings.timeouts().stopGrace());
-    this.launcher = new AgentLauncher(settings, registry, executions,
-        new EarlierAgentStopper(executions, settings.timeouts().stopGrace()), transactions, identities,
+    this.earlierAgents = new EarlierAgentStopper(executions, settings.timeouts().stopGrace());
+    this.launcher = new AgentLauncher(settings, registry, executions, earlierAgents, transactions, identities,
         new SessionHandshake(settings.timeouts(), transactions, identities, transcripts, failures, Json.mapper()),
         failures, Json.mapper());
   }
@@ -86,6 +87,14 @@ public final class AgentHost implements AutoCloseable {
    */
   public boolean stopExecution(String sessionId, String executionId, String reason) {
     return registry.stopExecution(sessionId, executionId, reason);
+  }
+
+  /**
+   * Forgets the recorded agent processes of this host that ended unrecorded (their worker was
+   * killed) or whose pid belongs to another process now; returns how many.
+   */
+  public int forgetEndedAgentProcesses() {
+    return earlierAgents.forgetEnded();
   }
 
   /** {@code listener} is told of every agent of this host that stops from now on, however it stops. */

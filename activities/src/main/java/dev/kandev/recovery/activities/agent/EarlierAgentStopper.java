@@ -47,6 +47,25 @@ final class EarlierAgentStopper {
     }
   }
 
+  /**
+   * Forgets the recorded processes of this host that have ended without their worker recording it
+   * (a worker killed with SIGKILL: its agents exit on their closed stdin) or whose pid another
+   * process has now. Returns how many.
+   */
+  int forgetEnded() {
+    int forgotten = 0;
+    for (AgentProcess recorded : executions.recordedOnThisHost()) {
+      Optional<ProcessHandle> process = ProcessHandle.of(recorded.pid()).filter(EarlierAgentStopper::running);
+      boolean ended = process.isEmpty() || recorded.startedAt() != null
+          && !process.get().info().startInstant().map(recorded.startedAt()::equals).orElse(false);
+      if (ended) {
+        executions.forgetProcess(recorded.sessionId(), recorded.executionId());
+        forgotten++;
+      }
+    }
+    return forgotten;
+  }
+
   private void stop(AgentProcess recorded) {
     String sessionId = recorded.sessionId();
     Optional<ProcessHandle> process = ProcessHandle.of(recorded.pid()).filter(EarlierAgentStopper::running);

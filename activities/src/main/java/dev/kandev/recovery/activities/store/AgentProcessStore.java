@@ -1,9 +1,12 @@
 package dev.kandev.recovery.activities.store;
 
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.time.Instant;
 import java.util.List;
 import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.statement.StatementContext;
 
 /**
  * The agent processes the workers started and have not seen end ({@code agent_processes}, V15): a
@@ -12,6 +15,9 @@ import org.jdbi.v3.core.Handle;
  * Every method runs on the caller's transaction {@link Handle}.
  */
 public final class AgentProcessStore {
+  private static final String SELECT =
+      "SELECT agent_execution_id, session_id, host, worker_instance, pid, started_at FROM agent_processes";
+
   /**
    * One recorded agent process.
    *
@@ -41,15 +47,24 @@ public final class AgentProcessStore {
 
   /** The session's recorded agent processes on {@code host}, oldest first. */
   public List<AgentProcess> onHost(Handle h, String sessionId, String host) {
-    return h.createQuery("SELECT agent_execution_id, session_id, host, worker_instance, pid, started_at"
-            + " FROM agent_processes WHERE session_id = :sessionId AND host = :host ORDER BY recorded_at")
+    return h.createQuery(SELECT + " WHERE session_id = :sessionId AND host = :host ORDER BY recorded_at")
         .bind("sessionId", sessionId)
         .bind("host", host)
-        .map((rs, ctx) -> {
-          Timestamp started = rs.getTimestamp("started_at");
-          return new AgentProcess(rs.getString("session_id"), rs.getString("agent_execution_id"), rs.getString("host"),
-              rs.getString("worker_instance"), rs.getLong("pid"), started == null ? null : started.toInstant());
-        })
+        .map(AgentProcessStore::process)
         .list();
+  }
+
+  /** Every recorded agent process on {@code host}. */
+  public List<AgentProcess> onHost(Handle h, String host) {
+    return h.createQuery(SELECT + " WHERE host = :host ORDER BY recorded_at")
+        .bind("host", host)
+        .map(AgentProcessStore::process)
+        .list();
+  }
+
+  private static AgentProcess process(ResultSet rs, StatementContext ctx) throws SQLException {
+    Timestamp started = rs.getTimestamp("started_at");
+    return new AgentProcess(rs.getString("session_id"), rs.getString("agent_execution_id"), rs.getString("host"),
+        rs.getString("worker_instance"), rs.getLong("pid"), started == null ? null : started.toInstant());
   }
 }

@@ -153,6 +153,27 @@ class EarlierAgentStopperTest {
     assertThat(other.isAlive()).isTrue();
   }
 
+  @Test
+  void theReaperForgetsTheRecordsOfProcessesThatEndedUnrecordedAndKeepsTheLiveOnes() throws Exception {
+    Process ended = started(new ProcessBuilder("true").start());
+    Instant endedStart = ended.toHandle().info().startInstant().orElse(Instant.EPOCH);
+    ended.waitFor();
+    Process live = started(new ProcessBuilder("sleep", "600").start());
+    Instant liveStart = live.toHandle().info().startInstant().orElseThrow();
+    Process reused = started(new ProcessBuilder("sleep", "600").start());
+    Process unknown = started(new ProcessBuilder("sleep", "600").start());
+    recordAsLaunchedBy(STOPPED_WORKER, "ended", ended.pid(), endedStart);
+    recordAsLaunchedBy(STOPPED_WORKER, "live", live.pid(), liveStart);
+    recordAsLaunchedBy(STOPPED_WORKER, "reused", reused.pid(), liveStart.minusSeconds(60));
+    recordAsLaunchedBy(STOPPED_WORKER, "unknown-start", unknown.pid(), null);
+
+    new UnownedAgentReaper(harness.host, db.transactions(), new MirrorSessionStore(Json.mapper()), harness.executors)
+        .reapOnce();
+
+    assertThat(recordedExecutions()).containsExactlyInAnyOrder("live", "unknown-start");
+    assertThat(Stream.of(live, reused, unknown).allMatch(Process::isAlive)).as("nothing signalled").isTrue();
+  }
+
   /**
    * The test agent, launched for the session in its workspace by a {@code sh} that then stops itself
    * (SIGSTOP), as a worker stopped in the fault campaign: the agent is that stopped process's child,
