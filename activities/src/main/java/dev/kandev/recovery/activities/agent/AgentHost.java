@@ -1,6 +1,7 @@
 package dev.kandev.recovery.activities.agent;
 
 import dev.kandev.recovery.activities.json.Json;
+import dev.kandev.recovery.activities.store.AgentProcessStore;
 import dev.kandev.recovery.activities.store.ExecutorsRunningStore;
 import dev.kandev.recovery.activities.store.SessionIdentityStore;
 import dev.kandev.recovery.activities.store.Transactions;
@@ -17,6 +18,7 @@ public final class AgentHost implements AutoCloseable {
   private final String host;
   private final AgentRegistry registry;
   private final AgentLauncher launcher;
+  private final EarlierAgentStopper earlierAgents;
 
   public AgentHost(
       AgentHostSettings settings,
@@ -26,10 +28,11 @@ public final class AgentHost implements AutoCloseable {
       TranscriptStore transcripts) {
     this.host = settings.host();
     AgentExecutions executions =
-        new AgentExecutions(transactions, executors, settings.host(), settings.workerInstance());
+        new AgentExecutions(transactions, executors, new AgentProcessStore(), settings.host(), settings.workerInstance());
     LaunchFailures failures = new LaunchFailures(executions);
     this.registry = new AgentRegistry(executions, settings.timeouts().stopGrace());
-    this.launcher = new AgentLauncher(settings, registry, executions, transactions, identities,
+    this.earlierAgents = new EarlierAgentStopper(executions, settings.timeouts().stopGrace());
+    this.launcher = new AgentLauncher(settings, registry, executions, earlierAgents, transactions, identities,
         new SessionHandshake(settings.timeouts(), transactions, identities, transcripts, failures, Json.mapper()),
         failures, Json.mapper());
   }
@@ -84,6 +87,14 @@ public final class AgentHost implements AutoCloseable {
    */
   public boolean stopExecution(String sessionId, String executionId, String reason) {
     return registry.stopExecution(sessionId, executionId, reason);
+  }
+
+  /**
+   * Forgets the recorded agent processes of this host that ended unrecorded (their worker was
+   * killed) or whose pid belongs to another process now; returns how many.
+   */
+  public int forgetEndedAgentProcesses() {
+    return earlierAgents.forgetEnded();
   }
 
   /** {@code listener} is told of every agent of this host that stops from now on, however it stops. */

@@ -19,7 +19,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Launches a session's agent on this worker: stops the one it may still run, starts the child with
+ * Launches a session's agent on this worker: stops the one it may still run (and one another worker
+ * of this host left, {@link EarlierAgentStopper}), starts the child with
  * its environment built from nothing, records the execution, has {@link SessionHandshake} bring it
  * to serve the session, and hands it to the {@link AgentRegistry} only if the launch still owns the
  * session then. A launch never leaves an agent that nobody owns.
@@ -30,6 +31,7 @@ final class AgentLauncher {
   private final AgentHostSettings settings;
   private final AgentRegistry registry;
   private final AgentExecutions executions;
+  private final EarlierAgentStopper earlierAgents;
   private final Transactions transactions;
   private final SessionIdentityStore identities;
   private final SessionHandshake handshake;
@@ -37,12 +39,14 @@ final class AgentLauncher {
   private final ObjectMapper json;
 
   AgentLauncher(
-      AgentHostSettings settings, AgentRegistry registry, AgentExecutions executions, Transactions transactions,
+      AgentHostSettings settings, AgentRegistry registry, AgentExecutions executions, EarlierAgentStopper earlierAgents,
+      Transactions transactions,
       SessionIdentityStore identities,
       SessionHandshake handshake, LaunchFailures failures, ObjectMapper json) {
     this.settings = settings;
     this.registry = registry;
     this.executions = executions;
+    this.earlierAgents = earlierAgents;
     this.transactions = transactions;
     this.identities = identities;
     this.handshake = handshake;
@@ -78,6 +82,9 @@ final class AgentLauncher {
     SessionIdentity identity =
         transactions.inTransaction("read the identity of session " + sessionId, h -> identities.read(h, sessionId));
     registry.stop(sessionId);
+    // An agent of the session that another worker of this host left (stopped, cut off) must be gone
+    // before ours starts: that worker cannot stop its child while it is stopped.
+    earlierAgents.stopEarlierAgents(sessionId);
 
     RunningAgent agent = start(request, profile);
     try {
@@ -121,7 +128,8 @@ final class AgentLauncher {
     // Known as the session's agent at once: its git may redeem the lease before the row is written.
     registry.launchStarted(sessionId, process);
     try {
-      executions.starting(sessionId, executionId, process.pid());
+      executions.starting(sessionId, executionId, process.pid(),
+          process.process().toHandle().info().startInstant().orElse(null));
     } catch (RuntimeException e) {
       process.kill();
       throw e;

@@ -19,7 +19,9 @@ import org.slf4j.LoggerFactory;
  * agent serves, or a later launch (on any worker) is its current execution in {@code
  * executors_running}. A resume's StopAgent compensation reaches only the worker it runs on; an
  * agent whose launch finished on a worker that had lost touch with Temporal (its activity already
- * timed out and compensated elsewhere) is found here instead. The worker runs it periodically.
+ * timed out and compensated elsewhere) is found here instead. It also forgets the recorded agent
+ * processes of this host that ended unrecorded ({@link AgentHost#forgetEndedAgentProcesses}). The
+ * worker runs it periodically.
  */
 public final class UnownedAgentReaper {
   private static final Logger log = LoggerFactory.getLogger(UnownedAgentReaper.class);
@@ -53,6 +55,7 @@ public final class UnownedAgentReaper {
         }
       });
     }
+    host.forgetEndedAgentProcesses();
     return reaped;
   }
 
