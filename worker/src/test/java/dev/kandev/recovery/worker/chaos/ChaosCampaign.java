@@ -154,6 +154,9 @@ public final class ChaosCampaign implements AutoCloseable {
     }
   }
 
+  /** Ends SERVER_STOP faults: a thread of its own that waits on nothing else. */
+  private final ScheduledThreadPoolExecutor serverContinuations = new ScheduledThreadPoolExecutor(1);
+
   public ChaosCampaign(ChaosSchedule schedule, PrintStream out, Path outputFile) {
     this.schedule = schedule;
     this.out = out;
@@ -202,6 +205,7 @@ public final class ChaosCampaign implements AutoCloseable {
     start = System.nanoTime();
     ScheduledThreadPoolExecutor faults = new ScheduledThreadPoolExecutor(4);
     faults.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+    serverContinuations.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
     long t0 = now();
     for (Fault fault : schedule.faults()) {
       faults.schedule(() -> inject(faults, fault), Math.max(0, fault.atMs() - t0), TimeUnit.MILLISECONDS);
@@ -217,6 +221,7 @@ public final class ChaosCampaign implements AutoCloseable {
     }
     sleep(Duration.ofMillis(Math.max(0, schedule.length().toMillis() - (now() - t0))));
     faults.shutdown();
+    serverContinuations.shutdown();
     if (!faults.awaitTermination(3, TimeUnit.MINUTES)) {
       out.println("chaos: faults still being carried out after 3 minutes");
     }
@@ -616,8 +621,10 @@ public final class ChaosCampaign implements AutoCloseable {
           serverStopped.put(0, pid);
           note(id, "SIGSTOP Temporal server pid " + pid + " for " + fault.durationMs() + " ms");
         }
-        // Not under dev's monitor: a dev starting meanwhile waits for this very server to answer.
-        later(faults, fault, () -> continueServer(id));
+        // Not under dev's monitor (a dev starting meanwhile waits for this very server to answer), and
+        // not on the faults' threads: worker starts failing against the stopped server can hold all of
+        // them, and the server must still be continued (finding 11).
+        later(serverContinuations, fault, () -> continueServer(id));
       }
       case POSTGRES_RESTART_FAST, POSTGRES_RESTART_IMMEDIATE -> {
         String mode = fault.kind() == ChaosSchedule.FaultKind.POSTGRES_RESTART_FAST ? "fast" : "immediate";

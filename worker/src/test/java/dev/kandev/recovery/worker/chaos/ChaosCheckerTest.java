@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kandev.recovery.worker.chaos.ChaosChecker.Invariant;
 import dev.kandev.recovery.worker.chaos.ChaosChecker.Problem;
+import dev.kandev.recovery.worker.chaos.ChaosHistory.FaultEvent;
+import dev.kandev.recovery.worker.chaos.ChaosHistory.OpRecord;
 import io.temporal.api.common.v1.ActivityType;
 import io.temporal.api.common.v1.Payloads;
 import io.temporal.api.enums.v1.EventType;
@@ -45,6 +47,26 @@ class ChaosCheckerTest {
     assertThat(ChaosChecker.settleCompleted(history(scheduled(5, "SettleSession")))).isFalse();
     assertThat(ChaosChecker.settleCompleted(history(scheduled(5, "SettleSession"), completed(5)))).isTrue();
     assertThat(ChaosChecker.settleCompleted(history(scheduled(5, "LaunchAgent"), completed(5)))).isFalse();
+  }
+
+  @Test
+  void aStoreExceptionIsPromisedOnlyWhenPostgresRestartedDuringItsOperation() {
+    String store = "dev.kandev.recovery.activities.store.StoreException";
+    List<OpRecord> op = List.of(op(190_000, 199_000));
+    FaultEvent restart = new FaultEvent(194_800, 43, "PostgreSQL restart -m fast");
+    assertThat(ChaosChecker.storeOutage(store, op, List.of(restart))).isTrue();
+    assertThat(ChaosChecker.storeOutage(store, op, List.of(new FaultEvent(189_500, 43, "PostgreSQL restart -m immediate"))))
+        .isTrue();
+    assertThat(ChaosChecker.storeOutage(store, op, List.of(new FaultEvent(150_000, 40, "PostgreSQL restart -m fast"))))
+        .as("a restart long before the operation").isFalse();
+    assertThat(ChaosChecker.storeOutage(store, op, List.of(new FaultEvent(194_800, 44, "GitHub refuses the next token request 403"))))
+        .isFalse();
+    assertThat(ChaosChecker.storeOutage(store, List.of(), List.of(restart))).as("a run no operation started").isFalse();
+    assertThat(ChaosChecker.storeOutage("java.lang.IllegalStateException", op, List.of(restart))).isFalse();
+  }
+
+  private static OpRecord op(long startedMs, long endedMs) {
+    return new OpRecord(null, "", "run", null, startedMs, endedMs, null, null, null, false, "");
   }
 
   private static WorkflowExecutionHistory history(HistoryEvent... events) {
