@@ -58,7 +58,9 @@ public final class KandevProcess implements AutoCloseable {
   private static KandevProcess start(String name, Map<String, String> env, Path logDir, Path jar, boolean ownSession,
       boolean stderrApart, String... args) {
     List<String> command = new ArrayList<>(ownSession ? List.of("setsid") : List.of());
-    command.addAll(List.of(javaBinary(), "-jar", jar.toString()));
+    command.add(javaBinary());
+    command.addAll(jvmOptions());
+    command.addAll(List.of("-jar", jar.toString()));
     command.addAll(List.of(args));
     Path output = logDir.resolve(name + ".log");
     Path stderr = stderrApart ? logDir.resolve(name + ".err") : null;
@@ -90,6 +92,17 @@ public final class KandevProcess implements AutoCloseable {
   }
 
   public record Result(int exitCode, String output) {}
+
+  /**
+   * The JVM options of every process a test starts: failsafe passes {@code kandev.it.jvmOptions}
+   * (the pom's {@code it.jvmOptions}, empty in the benchmark profile, whose figures are the JIT's).
+   * A test's processes live a minute or two and mostly wait, so JIT compilation beyond C1 is CPU
+   * spent for nothing on a machine that runs three such tests at once.
+   */
+  static List<String> jvmOptions() {
+    String options = System.getProperty("kandev.it.jvmOptions", "").strip();
+    return options.isEmpty() ? List.of() : List.of(options.split("\\s+"));
+  }
 
   public static Path jar() {
     String jar = System.getProperty("kandev.jar");

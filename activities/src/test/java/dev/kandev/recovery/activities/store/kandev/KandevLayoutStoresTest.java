@@ -216,8 +216,10 @@ class KandevLayoutStoresTest {
           h -> sessions.transition(h, "s1", Set.of(FAILED), STARTING, "resume", "", Fence.none()).won()));
 
       Instant deadline = Instant.now().plusSeconds(4);
+      // This test's schema in the pattern: another test class may run beside this one (forkCount).
       while (fixtures.count("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
-          + " AND query LIKE '%.tasks WHERE id = %FOR NO KEY UPDATE'") == 0 && Instant.now().isBefore(deadline)) {
+          + " AND query LIKE '%" + db.layout().kandevSchema() + ".tasks WHERE id = %FOR NO KEY UPDATE'") == 0
+          && Instant.now().isBefore(deadline)) {
         Thread.sleep(20);
       }
       assertThat(resume).isNotDone();
