@@ -77,7 +77,8 @@ public enum FailureType {
   ACTIVITY_TIMEOUT_HEARTBEAT(true, "a step stopped heartbeating (e.g. the worker died or stalled during the launch)"),
   ACTIVITY_TIMEOUT_SCHEDULE_TO_CLOSE(false, "a step's retries outlasted its schedule-to-close timeout"),
   ACTIVITY_TIMEOUT_SCHEDULE_TO_START(false, "a step waited for a worker longer than its schedule-to-start timeout (the launch's is reported as `AGENT_HOST_UNAVAILABLE`; a stop on a host falls back to the shared queue)"),
-  CANCELLED(false, "the resume was cancelled: it compensated and ends with a `CanceledFailure`; the name appears in the error message and metrics");
+  CANCELLED(false, "the resume was cancelled: it compensated and ends with a `CanceledFailure`; the name appears in the error"
+      + " message and metrics (a cancel that arrived once the settle completed undoes nothing: see \"Stopping a resume\")");
 
   private static final String TIMEOUT_PREFIX = "ACTIVITY_TIMEOUT_";
 
