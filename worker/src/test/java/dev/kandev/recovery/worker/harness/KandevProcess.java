@@ -51,13 +51,21 @@ public final class KandevProcess implements AutoCloseable {
    * setsid}; the group id is the pid), so {@link #signalGroup} reaches it as Ctrl-C would. Its
    * stderr (the log) is kept apart from stdout ({@link #stderr()}).
    */
+  /**
+   * Execs its arguments with SIGINT at its default: a process started in the background of a
+   * non-interactive shell ({@code mvn verify &}, {@code nohup}) inherits SIGINT ignored, the JVM then
+   * installs no handler for it, and the Ctrl-C a test sends to the session would do nothing.
+   */
+  private static final String DEFAULT_SIGINT =
+      "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); os.execvp(sys.argv[1], sys.argv[1:])";
+
   public static KandevProcess startInOwnSession(String name, Map<String, String> env, Path logDir, String... args) {
     return start(name, env, logDir, jar(), true, true, args);
   }
 
   private static KandevProcess start(String name, Map<String, String> env, Path logDir, Path jar, boolean ownSession,
       boolean stderrApart, String... args) {
-    List<String> command = new ArrayList<>(ownSession ? List.of("setsid") : List.of());
+    List<String> command = new ArrayList<>(ownSession ? List.of("python3", "-c", DEFAULT_SIGINT, "setsid") : List.of());
     command.add(javaBinary());
     command.addAll(jvmOptions());
     command.addAll(List.of("-jar", jar.toString()));
