@@ -1,12 +1,12 @@
 package dev.kandev.recovery.activities.agent;
 
+import dev.kandev.recovery.activities.process.ProcessTrees;
 import dev.kandev.recovery.activities.store.AgentProcessStore.AgentProcess;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.List;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -89,9 +89,9 @@ final class EarlierAgentStopper {
     }
     log.warn("session {}: stopping its earlier agent pid {} (execution {} of worker {}) before launching a new one",
         sessionId, recorded.pid(), recorded.executionId(), recorded.workerInstance());
-    terminate(process.get());
+    ProcessTrees.terminate(process.get());
     if (!goneWithin(process.get(), grace)) {
-      kill(process.get());
+      ProcessTrees.destroyForcibly(process.get());
       if (!goneWithin(process.get(), KILL_WAIT)) {
         throw LaunchFailures.startFailed("the earlier agent pid " + recorded.pid() + " of session " + sessionId
             + " (execution " + recorded.executionId() + ") still runs " + KILL_WAIT.toSeconds()
@@ -99,19 +99,6 @@ final class EarlierAgentStopper {
       }
     }
     executions.forgetProcess(sessionId, recorded.executionId());
-  }
-
-  /** SIGTERM to the process and what it started (the descendants first: once it is gone they are no longer its). */
-  private static void terminate(ProcessHandle process) {
-    List<ProcessHandle> descendants = process.descendants().toList();
-    descendants.forEach(ProcessHandle::destroy);
-    process.destroy();
-  }
-
-  private static void kill(ProcessHandle process) {
-    List<ProcessHandle> descendants = process.descendants().toList();
-    descendants.forEach(ProcessHandle::destroyForcibly);
-    process.destroyForcibly();
   }
 
   private static boolean goneWithin(ProcessHandle process, Duration wait) {

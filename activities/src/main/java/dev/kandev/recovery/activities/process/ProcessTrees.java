@@ -18,6 +18,21 @@ public final class ProcessTrees {
     process.destroyForcibly();
   }
 
+  /**
+   * Asks a process this JVM did not start (another worker's agent) and its descendants to stop
+   * (SIGTERM); does not wait.
+   */
+  public static void terminate(ProcessHandle process) {
+    process.descendants().forEach(ProcessHandle::destroy);
+    process.destroy();
+  }
+
+  /** Kills a process this JVM did not start and its descendants (SIGKILL); does not wait. */
+  public static void destroyForcibly(ProcessHandle process) {
+    process.descendants().forEach(ProcessHandle::destroyForcibly);
+    process.destroyForcibly();
+  }
+
   /** Kills the process and its descendants and waits up to 5 s for the process. */
   public static void kill(Process process) {
     destroyForcibly(process);
