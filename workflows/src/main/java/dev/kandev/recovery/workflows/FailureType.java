@@ -38,7 +38,7 @@ public enum FailureType {
       "Resume of a session with no stored provider session (never started, or a Start fresh cleared it): refused, nothing changed; Start fresh creates one"),
   RESUME_LOCK_HELD(true, "another holder has the per-session resume lock (retried, then the resume fails)"),
   RESUME_LOCK_LOST(false,
-      "this resume no longer holds its lock (a newer holder took it over, or this is a stale workflow task of a run that ended); it writes nothing more"),
+      "this resume no longer holds its lock (a newer holder took it over, or this is a stale copy of a workflow task that a newer task of its run replaced, or of a run that ended); it writes nothing more"),
   SESSION_STATE_SUPERSEDED(false,
       "a concurrent transition of the session won: another writer (e.g. Kandev's boot moving `STARTING` to `WAITING_FOR_INPUT`) changed its state mid-resume; a launched agent is stopped and nothing is restored over that writer's state"),
 

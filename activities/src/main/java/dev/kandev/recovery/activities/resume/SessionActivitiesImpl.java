@@ -111,6 +111,7 @@ public final class SessionActivitiesImpl implements SessionActivities {
     if (sessionId == null || sessionId.isBlank() || mode == null) {
       throw FailureType.INVALID_REQUEST.failure("a resume needs a session id and a mode");
     }
+    requireNewestWorkflowTask(sessionId, Fence.orNone(fence));
     ContextRows rows = transactions.inSnapshot("read the resume context of session " + sessionId,
         h -> sessions.find(h, sessionId)
             .map(session -> new ContextRows(session, executors.liveOwnerOtherThan(h, sessionId, workerInstance),
@@ -158,6 +159,20 @@ public final class SessionActivitiesImpl implements SessionActivities {
         rows.identity().resumeToken(),
         session.metadataEntry(SNAPSHOT_KEY).map(stored -> snapshot(sessionId, stored)).orElse(null),
         session.executorHost().isEmpty() ? host : session.executorHost());
+  }
+
+  /**
+   * The read of a stamped fence is the first step of its workflow task under the lock: it makes its
+   * task the newest one of the lock, so a stale copy of an older task writes nothing from then on
+   * (not even a STARTING the read's run decides against), and is itself refused after a newer one.
+   */
+  private void requireNewestWorkflowTask(String sessionId, Fence fence) {
+    if (fence.isStamped() && !transactions.inTransaction("check the resume lock of session " + sessionId,
+        h -> ResumeLockStore.holds(h, sessionId, fence))) {
+      throw FailureType.RESUME_LOCK_LOST.failure("session " + sessionId + ": the resume lock no longer holds fence "
+          + fence.token() + " at workflow task " + fence.workflowTask()
+          + " (a newer holder, or a newer workflow task of this resume: this is a stale copy); it reads and writes nothing");
+    }
   }
 
   @Override

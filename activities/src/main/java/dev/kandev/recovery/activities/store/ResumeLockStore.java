@@ -21,7 +21,8 @@ public final class ResumeLockStore {
 
   /**
    * SQL: the resume lock of session {@code s} carries the fence bound as {@code :fence}, or the
-   * write is not fenced ({@link Fence#none()}, a negative token).
+   * write is not fenced ({@link Fence#none()}, a negative token). The token only: the write's {@link
+   * #holds} checked its workflow task, in the same transaction.
    */
   public static final String FENCE_HELD_ON_S = "(:fence < 0 OR EXISTS (SELECT 1 FROM resume_locks l"
       + " WHERE l.session_id = s.id AND l.fencing_token = :fence))";
@@ -44,6 +45,8 @@ public final class ResumeLockStore {
             + "                        THEN l.fencing_token ELSE EXCLUDED.fencing_token END,"
             + "   acquired_at = CASE WHEN l.owner = EXCLUDED.owner AND l.expires_at > now()"
             + "                      THEN l.acquired_at ELSE now() END,"
+            + "   workflow_task = CASE WHEN l.owner = EXCLUDED.owner AND l.expires_at > now()"
+            + "                        THEN l.workflow_task END,"
             + "   owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at"
             + " WHERE l.owner = EXCLUDED.owner OR l.expires_at <= now()"
             + " RETURNING session_id, owner, fencing_token, expires_at")
@@ -112,7 +115,7 @@ public final class ResumeLockStore {
   public Optional<ResumeLock> takeOver(Handle h, ResumeLock ended, String owner, Duration ttl) {
     requireTtl(ttl);
     Optional<ResumeLock> taken = h.createQuery("UPDATE resume_locks SET owner = :owner,"
-            + " fencing_token = nextval('resume_lock_fencing_seq'), acquired_at = now(),"
+            + " fencing_token = nextval('resume_lock_fencing_seq'), acquired_at = now(), workflow_task = NULL,"
             + " expires_at = now() + :ttlMillis * interval '1 millisecond'"
             + " WHERE session_id = :sessionId AND fencing_token = :fence"
             + " RETURNING session_id, owner, fencing_token, expires_at")
@@ -136,15 +139,29 @@ public final class ResumeLockStore {
 
   /**
    * Whether the session's lock still carries {@code fence} (no newer holder took it over); always
-   * true for {@link Fence#none()}, which a write not made under a lock carries.
+   * true for {@link Fence#none()}, which a write not made under a lock carries. A stamped fence must
+   * also come from a workflow task no older than the newest one that wrote under the lock, which it
+   * then becomes: a stale copy of an earlier task of the same run (its worker back from a stall)
+   * holds the lock no more. Call it in the transaction of the write it allows.
    */
   public static boolean holds(Handle h, String sessionId, Fence fence) {
-    return fence.isNone() || h.createQuery(
-            "SELECT EXISTS (SELECT 1 FROM resume_locks WHERE session_id = :sessionId AND fencing_token = :fence)")
+    if (fence.isNone()) {
+      return true;
+    }
+    if (!fence.isStamped()) {
+      return h.createQuery(
+              "SELECT EXISTS (SELECT 1 FROM resume_locks WHERE session_id = :sessionId AND fencing_token = :fence)")
+          .bind("sessionId", sessionId)
+          .bind("fence", fence.token())
+          .mapTo(Boolean.class)
+          .one();
+    }
+    return h.createUpdate("UPDATE resume_locks SET workflow_task = :task WHERE session_id = :sessionId"
+            + " AND fencing_token = :fence AND (workflow_task IS NULL OR workflow_task <= :task)")
         .bind("sessionId", sessionId)
         .bind("fence", fence.token())
-        .mapTo(Boolean.class)
-        .one();
+        .bind("task", fence.workflowTask())
+        .execute() == 1;
   }
 
   /** The current holder, expired or not. */

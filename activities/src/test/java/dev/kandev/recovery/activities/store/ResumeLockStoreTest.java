@@ -5,6 +5,7 @@ import static dev.kandev.recovery.workflows.model.SessionState.STARTING;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.databind.node.TextNode;
 import dev.kandev.recovery.activities.json.Json;
 import dev.kandev.recovery.activities.testing.TestDatabase;
 import dev.kandev.recovery.workflows.model.Fence;
@@ -117,6 +118,45 @@ class ResumeLockStoreTest {
     assertThat(db.tx((Handle h) -> sessions.get(h, "s1")).state()).isEqualTo(FAILED);
     assertThat(db.tx((Handle h) -> identities.read(h, "s1")).resumeToken()).isEqualTo("tok-1");
     assertThat(db.tx((Handle h) -> sessions.transition(h, "s1", Set.of(FAILED), STARTING, "resume", "", current.fence())).won()).isTrue();
+  }
+
+  /**
+   * Finding 14: the token tells runs apart, the workflow task the copies of one run's task. A write of
+   * a stale copy (an older task, its worker back from a stall) is refused once a newer task of the
+   * same run wrote; the newer task's, later ones' and unstamped writes (the launch's) go on.
+   */
+  @Test
+  void aWriteOfAnOlderWorkflowTaskOfTheSameRunIsRefusedOnceANewerOneWrote() {
+    Fence lock = db.tx(h -> locks.acquire(h, "s1", "run-a", TTL)).orElseThrow().fence();
+    Fence retry = lock.inWorkflowTask(6);
+    Fence staleCopy = lock.inWorkflowTask(3);
+
+    assertThat(db.tx(h -> sessions.transition(h, "s1", Set.of(FAILED), STARTING, "resume", "", retry)).won()).isTrue();
+    assertThat(db.tx((Handle h) -> sessions.writeMetadataEntry(h, "s1", "note", TextNode.valueOf("stale"), Set.of(STARTING),
+        staleCopy)).outcome()).isEqualTo(TransitionResult.Outcome.FENCED);
+    assertThat(db.tx((Handle h) -> ResumeLockStore.holds(h, "s1", staleCopy))).isFalse();
+
+    assertThat(db.tx((Handle h) -> ResumeLockStore.holds(h, "s1", retry))).as("the same task again").isTrue();
+    assertThat(db.tx((Handle h) -> ResumeLockStore.holds(h, "s1", lock))).as("the launch: the token alone").isTrue();
+    assertThat(db.tx((Handle h) -> ResumeLockStore.holds(h, "s1", lock.inWorkflowTask(12)))).isTrue();
+    assertThat(db.tx((Handle h) -> ResumeLockStore.holds(h, "s1", retry))).as("older than task 12 now").isFalse();
+    assertThat(db.tx((Handle h) -> sessions.get(h, "s1")).metadataEntry("note")).isEmpty();
+  }
+
+  @Test
+  void aNewHolderOfTheLockStartsWithNoWorkflowTask() {
+    Fence first = db.tx(h -> locks.acquire(h, "s1", "run-a", TTL)).orElseThrow().fence();
+    assertThat(db.tx((Handle h) -> ResumeLockStore.holds(h, "s1", first.inWorkflowTask(40)))).isTrue();
+    assertThat(db.tx(h -> locks.acquire(h, "s1", "run-a", TTL)).orElseThrow().fence()).isEqualTo(first);
+    assertThat(db.tx((Handle h) -> ResumeLockStore.holds(h, "s1", first.inWorkflowTask(39))))
+        .as("a retried acquisition keeps the run's newest task").isFalse();
+
+    db.run(h -> locks.release(h, "s1", "run-a"));
+    Fence next = db.tx(h -> locks.acquire(h, "s1", "run-b", TTL)).orElseThrow().fence();
+    assertThat(db.tx((Handle h) -> ResumeLockStore.holds(h, "s1", next.inWorkflowTask(3)))).isTrue();
+    ResumeLock taken = db.tx(h -> locks.takeOver(h, locks.current(h, "s1").orElseThrow(), "run-c", TTL)).orElseThrow();
+    assertThat(db.tx((Handle h) -> ResumeLockStore.holds(h, "s1", taken.fence().inWorkflowTask(2))))
+        .as("taken over: the ended run's task is not the new holder's").isTrue();
   }
 
   @Test

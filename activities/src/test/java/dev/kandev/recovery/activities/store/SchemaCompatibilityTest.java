@@ -53,7 +53,7 @@ class SchemaCompatibilityTest {
     assertThatThrownBy(refused::migrate)
         .isInstanceOf(IncompatibleSchemaException.class)
         .hasMessage("schema " + db.database().schema() + " is at migration 99 and needs a worker that knows migration 99"
-            + " or later, but this worker knows migrations up to 15: run that newer release (docs/upgrades.md)");
+            + " or later, but this worker knows migrations up to 16: run that newer release (docs/upgrades.md)");
     assertThat(db.fixtures().count("SELECT count(*) FROM flyway_schema_history")).isEqualTo(applied);
     assertThat(((HikariDataSource) refused.dataSource()).isClosed()).as("the refused worker's pool closed").isTrue();
 

@@ -147,7 +147,7 @@ public class DeploymentVersioningIT {
     assertThat(refused.output()).doesNotContain("\tat ", "Exception");
     assertThat(refused.output().lines().filter(line -> line.startsWith("kandev-recovery worker: "))).singleElement()
         .isEqualTo("kandev-recovery worker: schema " + cluster.schema() + " is at migration 98 and needs a worker that"
-            + " knows migration 99 or later, but this worker knows migrations up to 15: run that newer release"
+            + " knows migration 99 or later, but this worker knows migrations up to 16: run that newer release"
             + " (docs/upgrades.md)");
   }
 

@@ -4,6 +4,7 @@ import dev.kandev.recovery.workflows.ExpectedFailures;
 import dev.kandev.recovery.workflows.FailureType;
 import dev.kandev.recovery.workflows.HostWaitBounds;
 import dev.kandev.recovery.workflows.WorkflowFailures;
+import dev.kandev.recovery.workflows.model.Fence;
 import dev.kandev.recovery.workflows.model.SessionState;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.CanceledFailure;
@@ -83,23 +84,33 @@ final class ResumeSaga {
 
   private ResumeContext readPriorState() {
     narration.enter(ResumeStep.READ_CONTEXT, "session, stored token, agent and credential policy");
-    ResumeContext context = store.sessions().readResumeContext(sessionId, request.mode(), attempt.fence);
+    ResumeContext context = store.sessions().readResumeContext(sessionId, request.mode(), taskFence());
     attempt.context = context;
     narration.describe(context);
     return context;
   }
 
+  /**
+   * The lock's fence for a store write (or a compensation) made now, stamped with this workflow task
+   * (its started event id), so the lock refuses the writes of a stale copy of an earlier task of this
+   * run (a worker back from a stall) once a newer task wrote. Read when the write is made, never
+   * earlier: a compensation carries the task that runs it. The launch carries the token alone.
+   */
+  private Fence taskFence() {
+    return attempt.fence.inWorkflowTask(Workflow.getInfo().getHistoryLength());
+  }
+
   private void clearIdentity() {
     narration.enter(ResumeStep.CLEAR_IDENTITY, "user chose Start fresh: clearing the stored provider session");
-    stubs.sessions.clearIdentityForFreshStart(sessionId, attempt.fence);
+    stubs.sessions.clearIdentityForFreshStart(sessionId, taskFence());
     attempt.identityCleared = true;
   }
 
   private void markStarting(ResumeContext context) {
     narration.enter(ResumeStep.MARK_STARTING, context.priorState() + " -> STARTING");
     compensations.addCompensation(() -> attempt.restoredState =
-        stubs.restorer.restorePriorState(sessionId, context.priorState(), attempt.errorMessage, attempt.fence));
-    store.sessions().markStarting(sessionId, context.priorState(), request.reason(), attempt.fence);
+        stubs.restorer.restorePriorState(sessionId, context.priorState(), attempt.errorMessage, taskFence()));
+    store.sessions().markStarting(sessionId, context.priorState(), request.reason(), taskFence());
   }
 
   /**
@@ -112,14 +123,15 @@ final class ResumeSaga {
     narration.enter(ResumeStep.ISSUE_CREDENTIAL_LEASE, "scoped git credential lease");
     compensations.addCompensation(stubs.revoker::revokeCredentialLeases, sessionId);
     return changes.localCredentialLease()
-        ? stubs.localLease.issueCredentialLeaseForAttempt(sessionId, attempt.fence)
+        ? stubs.localLease.issueCredentialLeaseForAttempt(sessionId, taskFence())
         : stubs.leaseActivity.issueCredentialLease(sessionId);
   }
 
   private void persistSnapshot(ResumeContext context, CredentialLease lease) {
     narration.enter(ResumeStep.PERSIST_CREDENTIAL_SNAPSHOT, lease.describe());
-    compensations.addCompensation(stubs.restorer::restoreCredentialSnapshot, sessionId, context.previousSnapshot(), attempt.fence);
-    store.sessions().persistCredentialSnapshot(sessionId, lease.snapshot(), attempt.fence);
+    compensations.addCompensation(() ->
+        stubs.restorer.restoreCredentialSnapshot(sessionId, context.previousSnapshot(), taskFence()));
+    store.sessions().persistCredentialSnapshot(sessionId, lease.snapshot(), taskFence());
   }
 
   private LaunchOutcome launch(ResumeContext context, HostAgents agents, CredentialLease lease) {
@@ -131,7 +143,7 @@ final class ResumeSaga {
 
   private ResumeResult settle(ResumeContext context, HostAgents agents, LaunchOutcome launched) {
     narration.enter(ResumeStep.SETTLE_SESSION, "agent " + launched.agentName() + " pid " + launched.pid() + agents.where());
-    SessionState finalState = store.sessions().settleSession(sessionId, attempt.fence);
+    SessionState finalState = store.sessions().settleSession(sessionId, taskFence());
     attempt.settled = true;
 
     ResumeOutcome outcome = launched.loaded() ? ResumeOutcome.RESUMED : ResumeOutcome.STARTED_FRESH;

@@ -19,6 +19,8 @@ import io.temporal.testing.TestWorkflowEnvironment;
 import io.temporal.worker.Worker;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -100,7 +102,32 @@ class ResumeSagaOrderTest {
     assertThat(events.stream().filter(e -> e.hasMarkerRecordedEventAttributes()
         && e.getMarkerRecordedEventAttributes().getMarkerName().equals("LocalActivity"))).hasSize(7);
     assertThat(events.stream().filter(HistoryEvent::hasWorkflowTaskCompletedEventAttributes)).hasSize(2);
-    assertThat(recorder.leaseFence).isEqualTo(Fence.of(7));
+    assertThat(recorder.fences.get("issueCredentialLeaseForAttempt").unstamped()).isEqualTo(Fence.of(7));
+  }
+
+  /**
+   * Each store write and compensation carries the lock's fence stamped with the workflow task that
+   * makes it (its started event id: a stale copy of an earlier task is refused by its older one); the
+   * launch carries the token alone, the number Kandev's executor reads.
+   */
+  @Test
+  void everyStoreWriteCarriesTheWorkflowTaskThatMakesIt() {
+    recorder.failAt = "settleSession";
+    catchFailure();
+
+    List<Long> taskStarts = env.getWorkflowClient().fetchHistory(ResumeRequest.workflowId("s1")).getEvents().stream()
+        .filter(HistoryEvent::hasWorkflowTaskStartedEventAttributes).map(HistoryEvent::getEventId).toList();
+    for (String firstTask : List.of("readResumeContext", "markStarting", "issueCredentialLeaseForAttempt", "persistCredentialSnapshot")) {
+      assertThat(recorder.fences.get(firstTask)).as(firstTask).isEqualTo(Fence.of(7).inWorkflowTask(taskStarts.get(0)));
+    }
+    assertThat(recorder.fences.get("settleSession")).isEqualTo(Fence.of(7).inWorkflowTask(taskStarts.get(1)));
+    // Each compensation in the task that runs it: later than the settle, the restore of the state last.
+    long snapshotRestored = recorder.fences.get("restoreCredentialSnapshot").workflowTask();
+    long stateRestored = recorder.fences.get("restorePriorState").workflowTask();
+    assertThat(taskStarts).contains(snapshotRestored, stateRestored);
+    assertThat(snapshotRestored).isGreaterThan(taskStarts.get(1));
+    assertThat(stateRestored).isGreaterThan(snapshotRestored);
+    assertThat(recorder.fences.get("launchAgent")).isEqualTo(Fence.of(7));
   }
 
   /**
@@ -266,9 +293,15 @@ class ResumeSagaOrderTest {
     volatile String fencedOutAt = "";
     /** The session's executor host; empty: not bound (the shared queue). */
     volatile String host = "";
-    volatile Fence leaseFence;
+    /** The fence each step was last called with. */
+    final Map<String, Fence> fences = new ConcurrentHashMap<>();
     /** Runs as the step {@code name} begins (e.g. a cancel arriving while it runs). */
     volatile java.util.function.Consumer<String> during = name -> {};
+
+    private void call(String name, Fence fence) {
+      fences.put(name, fence);
+      call(name);
+    }
 
     private void call(String name) {
       calls.add(name);
@@ -284,25 +317,24 @@ class ResumeSagaOrderTest {
     @Override public Fence acquireResumeLock(String sessionId, String owner) { call("acquireResumeLock"); return Fence.of(7); }
     @Override public void releaseResumeLock(String sessionId, String owner) { call("releaseResumeLock"); }
     @Override public ResumeContext readResumeContext(String sessionId, ResumeMode mode, Fence fence) {
-      call("readResumeContext");
+      call("readResumeContext", fence);
       return new ResumeContext(sessionId, "t1", "test-agent", SessionState.FAILED, "tok-1", null, host);
     }
-    @Override public void clearIdentityForFreshStart(String sessionId, Fence fence) { call("clearIdentityForFreshStart"); }
-    @Override public void markStarting(String sessionId, SessionState prior, String reason, Fence fence) { call("markStarting"); }
-    @Override public void persistCredentialSnapshot(String sessionId, GitCredentialSnapshot s, Fence fence) { call("persistCredentialSnapshot"); }
-    @Override public SessionState settleSession(String sessionId, Fence fence) { call("settleSession"); return SessionState.WAITING_FOR_INPUT; }
+    @Override public void clearIdentityForFreshStart(String sessionId, Fence fence) { call("clearIdentityForFreshStart", fence); }
+    @Override public void markStarting(String sessionId, SessionState prior, String reason, Fence fence) { call("markStarting", fence); }
+    @Override public void persistCredentialSnapshot(String sessionId, GitCredentialSnapshot s, Fence fence) { call("persistCredentialSnapshot", fence); }
+    @Override public SessionState settleSession(String sessionId, Fence fence) { call("settleSession", fence); return SessionState.WAITING_FOR_INPUT; }
     @Override public SessionState restorePriorState(String sessionId, SessionState prior, String error, Fence fence) {
-      call("restorePriorState");
+      call("restorePriorState", fence);
       return prior;
     }
-    @Override public void restoreCredentialSnapshot(String sessionId, GitCredentialSnapshot previous, Fence fence) { call("restoreCredentialSnapshot"); }
+    @Override public void restoreCredentialSnapshot(String sessionId, GitCredentialSnapshot previous, Fence fence) { call("restoreCredentialSnapshot", fence); }
     @Override public CredentialLease issueCredentialLease(String sessionId) {
       call("issueCredentialLease");
       return noLease();
     }
     @Override public CredentialLease issueCredentialLeaseForAttempt(String sessionId, Fence fence) {
-      call("issueCredentialLeaseForAttempt");
-      leaseFence = fence;
+      call("issueCredentialLeaseForAttempt", fence);
       return noLease();
     }
     private static CredentialLease noLease() {
@@ -310,7 +342,7 @@ class ResumeSagaOrderTest {
     }
     @Override public void revokeCredentialLeases(String sessionId) { call("revokeCredentialLeases"); }
     @Override public LaunchOutcome launchAgent(String sessionId, List<String> leaseIds, Fence fence) {
-      call("launchAgent");
+      call("launchAgent", fence);
       return new LaunchOutcome("tok-1", true, 42, "test-agent");
     }
     @Override public void stopAgent(String sessionId) { call("stopAgent"); }

@@ -60,6 +60,19 @@ class CredentialBrokerAttemptTest {
     assertThat(leases()).as("only the lease of the attempt while it held the lock").isOne();
   }
 
+  /** Finding 14: a stale copy of an older workflow task of the attempt gets no lease once a newer task wrote. */
+  @Test
+  void aStaleCopyOfAnOlderWorkflowTaskOfTheAttemptGetsNoLease() {
+    AttemptLeases retry = issue(FENCE.inWorkflowTask(6));
+
+    assertThatThrownBy(() -> h.broker.issueForAttempt("s1", FENCE.inWorkflowTask(3), CredentialBroker.DEFAULT_TTL))
+        .isInstanceOfSatisfying(CredentialException.class,
+            e -> assertThat(e.type()).isEqualTo(FailureType.RESUME_LOCK_LOST));
+    assertThat(h.broker.issueForAttempt("s1", FENCE.inWorkflowTask(6), CredentialBroker.DEFAULT_TTL).leaseIds())
+        .isEqualTo(retry.leaseIds());
+    assertThat(leases()).isOne();
+  }
+
   private long leases() {
     return h.fixtures.count("SELECT count(*) FROM credential_leases");
   }
