@@ -49,11 +49,6 @@ public record Fence(long token, long workflowTask) {
     return new Fence(token, startedEventId);
   }
 
-  /** The lock's fence alone, as the launch carries it. */
-  public Fence unstamped() {
-    return isNone() ? NONE : new Fence(token, 0);
-  }
-
   /** Whether the write carries its workflow task. */
   public boolean isStamped() {
     return workflowTask > 0;

@@ -102,7 +102,7 @@ class ResumeSagaOrderTest {
     assertThat(events.stream().filter(e -> e.hasMarkerRecordedEventAttributes()
         && e.getMarkerRecordedEventAttributes().getMarkerName().equals("LocalActivity"))).hasSize(7);
     assertThat(events.stream().filter(HistoryEvent::hasWorkflowTaskCompletedEventAttributes)).hasSize(2);
-    assertThat(recorder.fences.get("issueCredentialLeaseForAttempt").unstamped()).isEqualTo(Fence.of(7));
+    assertThat(recorder.fences.get("issueCredentialLeaseForAttempt").token()).isEqualTo(7);
   }
 
   /**
