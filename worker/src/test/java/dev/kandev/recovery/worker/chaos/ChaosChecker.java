@@ -54,19 +54,19 @@ public final class ChaosChecker {
     TOKEN_CHANGES, SNAPSHOT_RESTORED, LEASES_REVOKED, TRANSCRIPT_ONCE, KANDEV_KEYS_KEPT, OUTBOX_IN_ORDER, NO_SECRET
   }
 
-  /** One broken invariant. {@code knownIssue}: the tracker issue of a known defect it matches, else empty. */
-  public record Violation(Invariant invariant, String session, String detail, String knownIssue) {
+  /** One broken invariant. */
+  public record Violation(Invariant invariant, String session, String detail) {
     @Override
     public String toString() {
-      return invariant + " " + session + ": " + detail + (knownIssue.isEmpty() ? "" : " [known: " + knownIssue + "]");
+      return invariant + " " + session + ": " + detail;
     }
   }
 
   /** The checker's result: the violations, a summary table and the stories of the violating sessions. */
   public record Verdict(List<Violation> violations, String summary, String stories) {
-    /** No violation other than known ones. */
+    /** No invariant broken. */
     public boolean passed() {
-      return violations.stream().allMatch(v -> !v.knownIssue().isEmpty());
+      return violations.isEmpty();
     }
   }
 
@@ -149,7 +149,7 @@ public final class ChaosChecker {
   }
 
   private void violation(Invariant invariant, String session, String detail) {
-    violations.add(new Violation(invariant, session, detail, ""));
+    violations.add(new Violation(invariant, session, detail));
   }
 
   private void collectRuns() {
@@ -567,8 +567,7 @@ public final class ChaosChecker {
         .append(skipped).append(")\n");
     faults.forEach((k, v) -> out.append("    ").append(k).append(": ").append(v).append('\n'));
     out.append("  samples: ").append(campaign.history.samples).append('\n');
-    out.append("  violations: ").append(violations.size()).append(" (known: ")
-        .append(violations.stream().filter(v -> !v.knownIssue().isEmpty()).count()).append(")\n");
+    out.append("  violations: ").append(violations.size()).append('\n');
     violations.forEach(v -> out.append("    ").append(v).append('\n'));
     return out.toString();
   }
