@@ -23,6 +23,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -128,16 +129,23 @@ public class DevCommandIT {
   private void servesTheFullMeterSetOfWorker(int httpPort) throws Exception {
     cluster.newSession("s-1", SessionState.CREATED);
     cluster.start("s-1", ResumeMode.START_FRESH).await(Duration.ofMinutes(2));
-    Await.until(() -> scrape(httpPort).value("kandev_resumes_total", "outcome=\"STARTED_FRESH\"") == 1,
-        Duration.ofSeconds(30), "the resume in /metrics");
-    Scrape scrape = scrape(httpPort);
-    assertThat(scrape.names()).contains("jvm_memory_used_bytes", "jvm_gc_pause_seconds_count", "jvm_threads_live_threads",
+    List<String> meters = List.of("jvm_memory_used_bytes", "jvm_gc_pause_seconds_count", "jvm_threads_live_threads",
         "jvm_classes_loaded_classes", "process_cpu_usage", "process_files_open_files", "process_uptime_seconds",
         "system_cpu_count", "hikaricp_connections_active", "hikaricp_connections_pending",
         "hikaricp_connections_timeout_total", "temporal_workflow_completed_total", "temporal_request_total",
         "temporal_activity_schedule_to_start_latency_seconds_max", "kandev_resume_duration_seconds_count",
         "kandev_agent_launches_total", "kandev_agents_running", "kandev_sessions_starting",
         "kandev_sessions_starting_oldest_seconds", "kandev_workers_missing_beats", "kandev_worker_beats_total");
+    // The SDK's meters reach the registry at its next report (every 2 s), the run's completion after the
+    // resume's own count: wait for them all (a timeout names the meters still missing).
+    Await.until(() -> missing(scrape(httpPort), meters), List::isEmpty, Duration.ofSeconds(30),
+        "the resume and every meter in /metrics");
+  }
+
+  private static List<String> missing(Scrape scrape, List<String> meters) {
+    List<String> missing = meters.stream().filter(meter -> !scrape.names().contains(meter)).toList();
+    return scrape.value("kandev_resumes_total", "outcome=\"STARTED_FRESH\"") == 1 ? missing
+        : Stream.concat(Stream.of("kandev_resumes_total{outcome=STARTED_FRESH} = 1"), missing.stream()).toList();
   }
 
   private static Scrape scrape(int httpPort) {
