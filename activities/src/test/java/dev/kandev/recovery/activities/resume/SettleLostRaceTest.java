@@ -6,11 +6,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.kandev.recovery.activities.json.Json;
 import dev.kandev.recovery.activities.store.ExecutorsRunningStore;
 import dev.kandev.recovery.activities.store.ResumeLockStore;
-import dev.kandev.recovery.activities.store.SessionStore;
 import dev.kandev.recovery.activities.store.StoreLayout;
 import dev.kandev.recovery.activities.store.kandev.KandevEventOutbox;
 import dev.kandev.recovery.activities.store.kandev.KandevLayoutStores;
 import dev.kandev.recovery.activities.testing.TestDatabase;
+import dev.kandev.recovery.activities.testing.TestSessionActivities;
 import dev.kandev.recovery.workflows.FailureType;
 import dev.kandev.recovery.workflows.model.Fence;
 import dev.kandev.recovery.workflows.model.SessionState;
@@ -45,11 +45,8 @@ class SettleLostRaceTest {
   @BeforeEach
   void setUp() {
     KandevLayoutStores stores = KandevLayoutStores.of(db.layout(), Json.mapper(), KandevEventOutbox.NONE);
-    SessionStore store = stores.sessions();
     executors = stores.executors();
-    activities = new SessionActivitiesImpl(db.transactions(), store, stores.identities(), executors, Json.mapper(),
-        agent -> true, session -> false, "worker-1", "host-a", locks, Duration.ofMinutes(5),
-        owner -> false);
+    activities = TestSessionActivities.of(db.transactions(), stores, "worker-1");
     db.fixtures().sessionWithToken("s1", SessionState.FAILED, "tok-1");
     sessions = db.layout().kandevTable("task_sessions");
   }

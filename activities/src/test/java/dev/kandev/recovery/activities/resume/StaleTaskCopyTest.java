@@ -11,6 +11,7 @@ import dev.kandev.recovery.activities.store.StoreLayout;
 import dev.kandev.recovery.activities.store.kandev.KandevEventOutbox;
 import dev.kandev.recovery.activities.store.kandev.KandevLayoutStores;
 import dev.kandev.recovery.activities.testing.TestDatabase;
+import dev.kandev.recovery.activities.testing.TestSessionActivities;
 import dev.kandev.recovery.workflows.FailureType;
 import dev.kandev.recovery.workflows.model.Fence;
 import dev.kandev.recovery.workflows.model.GitCredentialSnapshot;
@@ -56,9 +57,7 @@ class StaleTaskCopyTest {
   @BeforeEach
   void setUp() {
     KandevLayoutStores stores = KandevLayoutStores.of(db.layout(), Json.mapper(), KandevEventOutbox.NONE);
-    activities = new SessionActivitiesImpl(db.transactions(), stores.sessions(), stores.identities(), stores.executors(),
-        Json.mapper(), agent -> true, session -> false, "worker-1", "host-a", locks, Duration.ofMinutes(5),
-        owner -> false);
+    activities = TestSessionActivities.of(db.transactions(), stores, "worker-1");
     db.fixtures().task("t1", "ws-1", "REVIEW").session("s1", "t1", "test-agent", FAILED, BEFORE).storedToken("s1", "tok-1");
     sessions = db.layout().kandevTable("task_sessions");
   }

@@ -16,6 +16,7 @@ import dev.kandev.recovery.activities.store.TranscriptMessage;
 import dev.kandev.recovery.activities.store.TranscriptStore;
 import dev.kandev.recovery.activities.testing.Fixtures;
 import dev.kandev.recovery.activities.testing.TestDatabase;
+import dev.kandev.recovery.activities.testing.TestSessionActivities;
 import dev.kandev.recovery.workflows.FailureType;
 import dev.kandev.recovery.workflows.model.Fence;
 import dev.kandev.recovery.workflows.model.SessionState;
@@ -61,9 +62,7 @@ class KandevHonestLayoutTest {
     identities = stores.identities();
     executors = stores.executors();
     transcript = stores.transcript();
-    activities = new SessionActivitiesImpl(db.transactions(), sessions, identities, executors, JSON,
-        agent -> true, session -> false, WORKER, "host-a", locks, Duration.ofMinutes(5),
-        owner -> false);
+    activities = TestSessionActivities.of(db.transactions(), stores, WORKER);
     fixtures.task("t-1", "ws-1", "IN_PROGRESS").session("s-1", "t-1", "profile-1", SessionState.FAILED, "{}");
   }
 
