@@ -5,6 +5,7 @@ import static dev.kandev.recovery.workflows.model.SessionState.STARTING;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kandev.recovery.activities.credentials.IssuedToken;
+import dev.kandev.recovery.activities.testing.Await;
 import dev.kandev.recovery.activities.testing.BrokerHarness;
 import dev.kandev.recovery.activities.testing.TestDatabase;
 import io.opentelemetry.api.GlobalOpenTelemetry;
@@ -22,6 +23,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -117,13 +119,15 @@ class CredentialRedemptionServerTest {
       env.put("TRACEPARENT", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01");
 
       Run run = gitCredentialFill(env, WIDGETS_REQUEST);
+      // The server ends a redemption's span once its answer is sent, which the helper may outlive.
+      awaitFinishedSpans(spans, 1);
       env.put("TRACEPARENT", "00-$(touch injected)-00f067aa0ba902b7-01");
       Run odd = gitCredentialFill(env, WIDGETS_REQUEST);
 
       assertThat(run.exit()).as(run.stderr()).isZero();
       assertThat(odd.exit()).as("a malformed TRACEPARENT is left out: %s", odd.stderr()).isZero();
       assertThat(dir.resolve("injected")).doesNotExist();
-      List<SpanData> redeemed = spans.getFinishedSpanItems();
+      List<SpanData> redeemed = awaitFinishedSpans(spans, 2);
       assertThat(redeemed).extracting(SpanData::getName).containsExactly("credential.redeem", "credential.redeem");
       SpanData joined = redeemed.get(0);
       assertThat(joined.getTraceId()).isEqualTo("4bf92f3577b34da6a3ce929d0e0e4736");
@@ -305,5 +309,10 @@ class CredentialRedemptionServerTest {
             () -> new GitCredentialEnvironment(URI.create("https://u:p@example.com/x"), helper))
         .isInstanceOf(IllegalArgumentException.class);
     assertThat(Files.isExecutable(helper)).isTrue();
+  }
+
+  private static List<SpanData> awaitFinishedSpans(InMemorySpanExporter spans, int count) {
+    return Await.until(spans::getFinishedSpanItems, finished -> finished.size() >= count, Duration.ofSeconds(10),
+        count + " finished redemption span(s)");
   }
 }
