@@ -9,8 +9,6 @@ import ch.qos.logback.classic.LoggerContext;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -36,75 +34,59 @@ class ShutdownRaceLogFilterTest {
 
   @Test
   void theSdksRejectionByAnExecutorThatIsShuttingDownIsOneDebugLineWithoutAStackTrace() throws Exception {
-    RejectedExecutionException rejected = rejectedWhileShuttingDown();
+    ILoggingEvent event = loggedBySdk(rejection(true));
 
-    context.getLogger("io.temporal.internal.worker.PollerOptions").error("uncaught exception", rejected);
-
-    assertThat(events.list).singleElement().satisfies(event -> {
-      assertThat(event.getLevel()).isEqualTo(Level.DEBUG);
-      assertThat(event.getThrowableProxy()).isNull();
-      assertThat(event.getFormattedMessage()).startsWith("uncaught exception at shutdown").contains("Shutting down");
-    });
+    assertThat(event.getLevel()).isEqualTo(Level.DEBUG);
+    assertThat(event.getThrowableProxy()).isNull();
+    assertThat(event.getFormattedMessage()).startsWith("uncaught exception at shutdown").contains("Shutting down");
   }
 
   @Test
   void aRejectionByARunningExecutorStaysAnError() throws Exception {
-    RejectedExecutionException rejected = rejectedWhileRunning();
+    ILoggingEvent event = loggedBySdk(rejection(false));
 
-    context.getLogger("io.temporal.internal.worker.PollerOptions").error("uncaught exception", rejected);
-
-    assertThat(events.list).singleElement().satisfies(event -> {
-      assertThat(event.getLevel()).isEqualTo(Level.ERROR);
-      assertThat(event.getThrowableProxy()).isNotNull();
-    });
+    assertThat(event.getLevel()).isEqualTo(Level.ERROR);
+    assertThat(event.getThrowableProxy()).isNotNull();
   }
 
   @Test
   void ourOwnRejectionsAtShutdownStayAsLogged() throws Exception {
-    context.getLogger("dev.kandev.recovery.worker.Components").error("lost work", rejectedWhileShuttingDown());
+    context.getLogger("dev.kandev.recovery.worker.Components").error("lost work", rejection(true));
 
     assertThat(events.list).singleElement().extracting(ILoggingEvent::getLevel).isEqualTo(Level.ERROR);
   }
 
-  /** The SDK's race, made deterministic: the pool stops while its only task still runs, then the task resubmits. */
-  private static RejectedExecutionException rejectedWhileShuttingDown() throws InterruptedException {
-    ExecutorService pool = Executors.newFixedThreadPool(1);
-    CountDownLatch running = new CountDownLatch(1);
-    CountDownLatch release = new CountDownLatch(1);
-    pool.execute(() -> {
-      running.countDown();
-      awaitQuietly(release);
-    });
-    running.await();
-    pool.shutdown();
-    RejectedExecutionException rejected = catchThrowableOfType(RejectedExecutionException.class, () -> pool.execute(() -> {}));
-    release.countDown();
-    assertThat(pool.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
-    return rejected;
+  /** What the SDK's poll loop logs when its resubmission is rejected: the one event that reached the appender. */
+  private ILoggingEvent loggedBySdk(RejectedExecutionException rejected) {
+    context.getLogger("io.temporal.internal.worker.PollerOptions").error("uncaught exception", rejected);
+    assertThat(events.list).hasSize(1);
+    return events.list.get(0);
   }
 
-  /** A running pool that is full rejects too: that is no shutdown. */
-  private static RejectedExecutionException rejectedWhileRunning() throws InterruptedException {
+  /**
+   * The SDK's race, made deterministic: a one-thread pool without a queue, its thread busy, rejects
+   * the next task — because it is full, or, once {@code stopping} shut it down, because it stops.
+   */
+  private static RejectedExecutionException rejection(boolean stopping) throws InterruptedException {
     ThreadPoolExecutor pool = new ThreadPoolExecutor(1, 1, 0, TimeUnit.SECONDS, new SynchronousQueue<>());
     CountDownLatch running = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
     pool.execute(() -> {
       running.countDown();
-      awaitQuietly(release);
+      try {
+        release.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
     });
     running.await();
+    if (stopping) {
+      pool.shutdown();
+    }
     RejectedExecutionException rejected = catchThrowableOfType(RejectedExecutionException.class, () -> pool.execute(() -> {}));
     release.countDown();
     pool.shutdown();
     assertThat(pool.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
     return rejected;
-  }
-
-  private static void awaitQuietly(CountDownLatch latch) {
-    try {
-      latch.await();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
   }
 }
