@@ -19,6 +19,7 @@ import io.temporal.testing.TestWorkflowEnvironment;
 import io.temporal.worker.Worker;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -57,7 +58,10 @@ class ResumeLateCancelTest {
     recorder.failAt = "launchAgent";
     recorder.during = step -> {
       if (step.equals("launchAgent")) {
-        cancelAndAwaitItsRecord(false); // then the launch fails with its own (injected) failure
+        // The run asked the launch to stop (it waits for the launch to end); then the launch fails with
+        // its own (injected) failure. Failing before that request lands races it, which Temporal's server
+        // takes in its stride but the SDK's test server does not: the run hangs (sdk-java#2391).
+        cancelAndAwait(EventType.EVENT_TYPE_ACTIVITY_TASK_CANCEL_REQUESTED);
       }
     };
 
@@ -75,7 +79,7 @@ class ResumeLateCancelTest {
     recorder.failAt = "launchAgent";
     recorder.during = step -> {
       if (step.equals("releaseResumeLock")) {
-        cancelAndAwaitItsRecord(false);
+        cancelAndAwait(null);
       }
     };
 
@@ -89,7 +93,8 @@ class ResumeLateCancelTest {
   void aCancelArrivingOnceTheSettleCompletedLeavesTheResumeStanding() {
     recorder.during = step -> {
       if (step.equals("releaseResumeLock")) {
-        cancelAndAwaitItsRecord(true); // the lock's release is a local activity: the run sees the cancel as it runs
+        // the lock's release is a local activity: the run sees the cancel as it runs
+        cancelAndAwait(EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED);
       }
     };
 
@@ -113,20 +118,20 @@ class ResumeLateCancelTest {
   }
 
   private static void assertCanceled(WorkflowStub run) {
-    assertThatThrownBy(() -> run.getResult(ResumeResult.class))
+    assertThatThrownBy(() -> run.getResult(2, TimeUnit.MINUTES, ResumeResult.class))
         .isInstanceOf(WorkflowFailedException.class).hasCauseInstanceOf(CanceledFailure.class);
   }
 
   /**
-   * Cancels the run from inside a step and waits until its history records the cancel; with {@code
-   * seen}, also until a workflow task completed after it (the run saw the cancel while the step runs).
+   * Cancels the run from inside a step and waits until its history records the cancel and, unless
+   * {@code following} is null, an event of that type after it.
    */
-  private void cancelAndAwaitItsRecord(boolean seen) {
+  private void cancelAndAwait(EventType following) {
     env.getWorkflowClient().newUntypedWorkflowStub(WORKFLOW_ID).cancel();
     long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-    while (!recorded(seen)) {
+    while (!recorded(following)) {
       if (System.nanoTime() > deadline) {
-        throw new IllegalStateException("the run's history did not show the cancel within 30 s");
+        throw new IllegalStateException("the run's history did not show the cancel (and " + following + ") within 30 s");
       }
       try {
         Thread.sleep(50);
@@ -137,18 +142,11 @@ class ResumeLateCancelTest {
     }
   }
 
-  private boolean recorded(boolean seen) {
-    List<HistoryEvent> events = env.getWorkflowClient().fetchHistory(WORKFLOW_ID).getEvents();
-    int cancel = -1;
-    for (int i = 0; i < events.size(); i++) {
-      EventType type = events.get(i).getEventType();
-      if (type == EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CANCEL_REQUESTED) {
-        cancel = i;
-      } else if (cancel >= 0 && (!seen || type == EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED)) {
-        return true;
-      }
-    }
-    return cancel >= 0 && !seen;
+  private boolean recorded(EventType following) {
+    List<EventType> types = env.getWorkflowClient().fetchHistory(WORKFLOW_ID).getEvents().stream()
+        .map(HistoryEvent::getEventType).toList();
+    int cancel = types.indexOf(EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CANCEL_REQUESTED);
+    return cancel >= 0 && (following == null || types.subList(cancel + 1, types.size()).contains(following));
   }
 
   private String outcome() {
