@@ -56,6 +56,8 @@ public final class ChaosChecker {
 
   /** The one open finding the checker recognises by its history and names instead of failing (docs/reliability.md). */
   static final String OPEN_FINDING_15 = "open finding 15";
+  private static final String LIVE_LEASES =
+      "SELECT count(*) FROM credential_leases WHERE session_id = ? AND revoked_at IS NULL AND expires_at > now()";
 
   /** One broken invariant. {@code openFinding}: the open finding of docs/reliability.md it is, else empty. */
   public record Violation(Invariant invariant, String session, String detail, String openFinding) {
@@ -152,7 +154,11 @@ public final class ChaosChecker {
   }
 
   private void violation(Invariant invariant, String session, String detail) {
-    violations.add(new Violation(invariant, session, detail, ""));
+    violation(invariant, session, detail, false);
+  }
+
+  private void violation(Invariant invariant, String session, String detail, boolean finding15) {
+    violations.add(new Violation(invariant, session, detail, finding15 ? OPEN_FINDING_15 : ""));
   }
 
   /**
@@ -338,19 +344,17 @@ public final class ChaosChecker {
     } else if (!agents.isEmpty() && state != SessionState.RUNNING && state != SessionState.IDLE) {
       violation(Invariant.ONE_AGENT, session, "agent processes " + agents + " left for a " + state + " session");
     }
-    long live = campaign.cluster.fixtures.count("SELECT count(*) FROM credential_leases WHERE session_id = ?"
-        + " AND revoked_at IS NULL AND expires_at > now()", session);
+    long live = campaign.cluster.fixtures.count(LIVE_LEASES, session);
     if (live > 1 || (live > 0 && agents.isEmpty())) {
       long byLostAttempts = runsOf(session).stream().filter(r -> "FAILED".equals(r.status()) || "CANCELED".equals(r.status()))
           .filter(r -> r.closed() != null && unrecordedAttemptRan(session, r.runId(), "IssueCredentialLeaseForAttempt"))
-          .mapToLong(r -> campaign.cluster.fixtures.count("SELECT count(*) FROM credential_leases WHERE session_id = ?"
-              + " AND revoked_at IS NULL AND expires_at > now() AND created_at BETWEEN ? AND ?", session,
+          .mapToLong(r -> campaign.cluster.fixtures.count(LIVE_LEASES + " AND created_at BETWEEN ? AND ?", session,
               java.sql.Timestamp.from(r.started()), java.sql.Timestamp.from(r.closed())))
           .sum();
       long unexplained = live - byLostAttempts;
       boolean onlyFinding15 = byLostAttempts > 0 && unexplained <= 1 && (unexplained == 0 || !agents.isEmpty());
-      violations.add(new Violation(Invariant.LEASES_REVOKED, session, live + " live lease(s) with " + agents.size()
-          + " live agent(s)", onlyFinding15 ? OPEN_FINDING_15 : ""));
+      violation(Invariant.LEASES_REVOKED, session, live + " live lease(s) with " + agents.size() + " live agent(s)",
+          onlyFinding15);
     }
   }
 
@@ -422,9 +426,9 @@ public final class ChaosChecker {
       boolean failed = (status.equals("FAILED") || status.equals("CANCELED")) && !settledThenCancelled;
       if (failed && !startedByRecovery && op.latestAfter()
           && !java.util.Objects.equals(op.snapshotBefore(), op.snapshotAfter())) {
-        violations.add(new Violation(Invariant.SNAPSHOT_RESTORED, session, "op " + op.op().index() + " run " + op.runId()
-            + " " + status + ": snapshot before " + op.snapshotBefore() + ", after " + op.snapshotAfter(),
-            unrecordedAttemptRan(session, op.runId(), "PersistCredentialSnapshot") ? OPEN_FINDING_15 : ""));
+        violation(Invariant.SNAPSHOT_RESTORED, session, "op " + op.op().index() + " run " + op.runId() + " " + status
+            + ": snapshot before " + op.snapshotBefore() + ", after " + op.snapshotAfter(),
+            unrecordedAttemptRan(session, op.runId(), "PersistCredentialSnapshot"));
       }
     }
   }
