@@ -45,7 +45,7 @@ public class ResumeOutcomeNamesTest {
     assertThat(outcome("s-nope")).isEqualTo("FAILED");
     assertThat(currentDetails("s-nope")).startsWith("**FAILED** at READ_CONTEXT (SESSION_NOT_FOUND)")
         .doesNotContain("DONE");
-    RecordedHistories.recordIfAsked(harness.history("s-nope"), "one-upsert-resume-rejected");
+    RecordedHistories.recordIfAsked(harness.history("s-nope"), "lost-task-writes-resume-rejected");
   }
 
   @Test

@@ -257,7 +257,7 @@ public class ResumeSessionWorkflowTest {
     assertThat(failure.failureType()).isEqualTo("CREDENTIAL_SCOPE_DENIED");
     assertThat(statesAtLeaseBoundary).containsExactly(STARTING);
     harness.assertRecoverable("s1", FAILED, token);
-    RecordedHistories.recordIfAsked(harness.history("s1"), "one-upsert-resume-credential-rejected");
+    RecordedHistories.recordIfAsked(harness.history("s1"), "lost-task-writes-resume-credential-rejected");
   }
 
   @Test
@@ -461,6 +461,11 @@ public class ResumeSessionWorkflowTest {
           @Override
           public void revokeCredentialLeases(String sessionId) {
             credentials.revokeCredentialLeases(sessionId);
+          }
+
+          @Override
+          public void revokeAttemptLeases(String sessionId, Fence fence) {
+            credentials.revokeAttemptLeases(sessionId, fence);
           }
         };
       }

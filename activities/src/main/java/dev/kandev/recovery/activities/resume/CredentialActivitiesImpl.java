@@ -5,6 +5,7 @@ import dev.kandev.recovery.activities.credentials.CredentialException;
 import dev.kandev.recovery.activities.credentials.CredentialFailures;
 import dev.kandev.recovery.activities.credentials.LeaseGrant;
 import dev.kandev.recovery.activities.credentials.broker.CredentialBroker;
+import dev.kandev.recovery.workflows.FailureType;
 import dev.kandev.recovery.workflows.model.Fence;
 import dev.kandev.recovery.workflows.resume.CredentialActivities;
 import dev.kandev.recovery.workflows.resume.CredentialLease;
@@ -47,5 +48,13 @@ public final class CredentialActivitiesImpl implements CredentialActivities {
   @Override
   public void revokeCredentialLeases(String sessionId) {
     broker.revokeSession(sessionId);
+  }
+
+  @Override
+  public void revokeAttemptLeases(String sessionId, Fence fence) {
+    if (fence == null || fence.isNone()) {
+      throw FailureType.INVALID_REQUEST.failure("revoking a resume attempt's leases needs its fence; the payload had none");
+    }
+    broker.revokeAttempt(sessionId, fence);
   }
 }

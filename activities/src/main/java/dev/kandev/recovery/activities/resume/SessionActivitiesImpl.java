@@ -317,6 +317,17 @@ public final class SessionActivitiesImpl implements SessionActivities {
     }
   }
 
+  @Override
+  public void restoreKeptCredentialSnapshot(String sessionId, Fence fence) {
+    requireLockFence(fence);
+    // A session that does not exist (never did, or was deleted) has nothing to put back.
+    transactions.inTransaction("restore the kept credential snapshot of session " + sessionId,
+        h -> sessions.find(h, sessionId).isEmpty() ? Optional.<GuardedWriteResult>empty()
+            : sessions.restoreCredentialSnapshotBeforeResume(h, sessionId, ANY_STATE, fence))
+        .ifPresent(result -> log.info("credential snapshot of session {} that a lost workflow task of fence {} persisted: {}",
+            sessionId, fence.token(), result.applied() ? "restored" : "not restored, " + result.outcome()));
+  }
+
   /** {@code metadata.git_credential_snapshot} becomes {@code snapshot} (null: removed), only while STARTING. */
   private GuardedWriteResult writeSnapshot(Handle h, String sessionId, GitCredentialSnapshot snapshot, Fence fence) {
     JsonNode value = snapshot == null ? null : json.valueToTree(snapshot);

@@ -1,5 +1,6 @@
 package dev.kandev.recovery.activities.resume;
 
+import static dev.kandev.recovery.workflows.model.SessionState.CANCELLED;
 import static dev.kandev.recovery.workflows.model.SessionState.FAILED;
 import static dev.kandev.recovery.workflows.model.SessionState.STARTING;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -27,7 +28,7 @@ import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * Finding 14 of the fault campaign, step by step on both layouts: a worker stalled with a resume's
+ * Findings 14 and 15 of the fault campaign. Finding 14, step by step on both layouts: a worker stalled with a resume's
  * first workflow task; the task's retry (a later workflow task) ran the saga on another worker, whose
  * launch failed, and the compensation put the old snapshot back. Then the stalled worker went on with
  * its stale copy of the first task — the same run, so the same lock — and wrote its own snapshot over
@@ -109,6 +110,50 @@ class StaleTaskCopyTest {
     assertThatThrownBy(() -> activities.markStarting("s1", FAILED, "user", staleCopy))
         .isInstanceOfSatisfying(ApplicationFailure.class,
             failure -> assertThat(failure.getType()).isEqualTo(FailureType.RESUME_LOCK_LOST.type()));
+    assertThat(db.fixtures().string("SELECT state FROM " + sessions + " WHERE id = 's1'")).isEqualTo("FAILED");
+  }
+
+  /**
+   * Finding 15: a lost attempt of the workflow task (it stalled after its writes) moved the session to
+   * STARTING and persisted its snapshot; the kept attempt read the session as its own STARTING, then
+   * Kandev's user cancelled it, so the kept attempt's transition failed before its snapshot step. The
+   * compensations of its history restore nothing; the undo by the fence puts the old snapshot back.
+   */
+  @Test
+  void aLostAttemptsSnapshotIsPutBackByTheFenceWhenTheKeptAttemptFailsBeforeItsSnapshotStep() {
+    Fence lock = db.tx((Handle h) -> locks.acquire(h, "s1", "resume-session-s1/run-1", Duration.ofMinutes(5)))
+        .orElseThrow().fence();
+    String before = metadata();
+    Fence lost = lock.inWorkflowTask(FIRST_TASK);
+    activities.markStarting("s1", FAILED, "user", lost);
+    activities.persistCredentialSnapshot("s1", snapshot("lease-lost"), lost);
+
+    Fence kept = lock.inWorkflowTask(RETRY);
+    assertThat(activities.readResumeContext("s1", ResumeMode.RESUME, kept).priorState()).isEqualTo(FAILED);
+    db.run(h -> h.execute("UPDATE " + sessions + " SET state = 'CANCELLED' WHERE id = 's1' AND state = 'STARTING'"));
+    assertThatThrownBy(() -> activities.markStarting("s1", FAILED, "user", kept))
+        .isInstanceOfSatisfying(ApplicationFailure.class,
+            failure -> assertThat(failure.getType()).isEqualTo(FailureType.SESSION_STATE_SUPERSEDED.type()));
+
+    Fence compensating = lock.inWorkflowTask(COMPENSATING_TASK);
+    assertThat(activities.restorePriorState("s1", FAILED, "superseded", compensating)).isEqualTo(CANCELLED);
+    activities.restoreKeptCredentialSnapshot("s1", compensating);
+
+    assertThat(metadata()).as("the snapshot of before the resume, byte for byte, and Kandev's key").isEqualTo(before);
+    assertThat(db.fixtures().string("SELECT state FROM " + sessions + " WHERE id = 's1'")).isEqualTo("CANCELLED");
+  }
+
+  /** No persist applied under the fence (no lost attempt wrote): the undo leaves the stored snapshot alone. */
+  @Test
+  void theUndoByTheFenceChangesNothingWhenNoPersistAppliedUnderIt() {
+    Fence lock = db.tx((Handle h) -> locks.acquire(h, "s1", "resume-session-s1/run-1", Duration.ofMinutes(5)))
+        .orElseThrow().fence();
+    String before = metadata();
+    activities.readResumeContext("s1", ResumeMode.RESUME, lock.inWorkflowTask(FIRST_TASK));
+
+    activities.restoreKeptCredentialSnapshot("s1", lock.inWorkflowTask(RETRY));
+
+    assertThat(metadata()).isEqualTo(before);
     assertThat(db.fixtures().string("SELECT state FROM " + sessions + " WHERE id = 's1'")).isEqualTo("FAILED");
   }
 

@@ -54,24 +54,19 @@ public final class ChaosChecker {
     TOKEN_CHANGES, SNAPSHOT_RESTORED, LEASES_REVOKED, TRANSCRIPT_ONCE, KANDEV_KEYS_KEPT, OUTBOX_IN_ORDER, NO_SECRET
   }
 
-  /** The one open finding the checker recognises by its history and names instead of failing (docs/reliability.md). */
-  static final String OPEN_FINDING_15 = "open finding 15";
-  private static final String LIVE_LEASES =
-      "SELECT count(*) FROM credential_leases WHERE session_id = ? AND revoked_at IS NULL AND expires_at > now()";
-
-  /** One broken invariant. {@code openFinding}: the open finding of docs/reliability.md it is, else empty. */
-  public record Violation(Invariant invariant, String session, String detail, String openFinding) {
+  /** One broken invariant. */
+  public record Violation(Invariant invariant, String session, String detail) {
     @Override
     public String toString() {
-      return invariant + " " + session + ": " + detail + (openFinding.isEmpty() ? "" : " [" + openFinding + "]");
+      return invariant + " " + session + ": " + detail;
     }
   }
 
   /** The checker's result: the violations, a summary table and the stories of the violating sessions. */
   public record Verdict(List<Violation> violations, String summary, String stories) {
-    /** No invariant broken but by the open finding. */
+    /** No invariant broken. */
     public boolean passed() {
-      return violations.stream().allMatch(v -> !v.openFinding().isEmpty());
+      return violations.isEmpty();
     }
   }
 
@@ -154,30 +149,7 @@ public final class ChaosChecker {
   }
 
   private void violation(Invariant invariant, String session, String detail) {
-    violation(invariant, session, detail, false);
-  }
-
-  private void violation(Invariant invariant, String session, String detail, boolean finding15) {
-    violations.add(new Violation(invariant, session, detail, finding15 ? OPEN_FINDING_15 : ""));
-  }
-
-  /**
-   * Finding 15, open: an attempt of a workflow task that the history does not keep (its worker stalled
-   * and the task timed out) ran the run's local steps further than the attempt the history kept, which
-   * then failed before reaching them; the compensations follow the history, so nothing undoes that
-   * {@code step}'s write. Recognised by the run's history: a workflow task lost at least once, and no
-   * {@code step} in it.
-   */
-  private boolean unrecordedAttemptRan(String session, String runId, String step) {
-    try {
-      WorkflowExecutionHistory history = campaign.cluster.client().fetchHistory(ResumeRequest.workflowId(session), runId);
-      boolean taskLost = history.getEvents().stream().anyMatch(e -> e.hasWorkflowTaskTimedOutEventAttributes()
-          || e.hasWorkflowTaskFailedEventAttributes()
-          || (e.hasWorkflowTaskScheduledEventAttributes() && e.getWorkflowTaskScheduledEventAttributes().getAttempt() > 1));
-      return taskLost && HistorySteps.of(history).stream().noneMatch(s -> s.startsWith(step + "@"));
-    } catch (RuntimeException e) {
-      return false;
-    }
+    violations.add(new Violation(invariant, session, detail));
   }
 
   private void collectRuns() {
@@ -344,17 +316,10 @@ public final class ChaosChecker {
     } else if (!agents.isEmpty() && state != SessionState.RUNNING && state != SessionState.IDLE) {
       violation(Invariant.ONE_AGENT, session, "agent processes " + agents + " left for a " + state + " session");
     }
-    long live = campaign.cluster.fixtures.count(LIVE_LEASES, session);
+    long live = campaign.cluster.fixtures.count("SELECT count(*) FROM credential_leases WHERE session_id = ?"
+        + " AND revoked_at IS NULL AND expires_at > now()", session);
     if (live > 1 || (live > 0 && agents.isEmpty())) {
-      long byLostAttempts = runsOf(session).stream().filter(r -> "FAILED".equals(r.status()) || "CANCELED".equals(r.status()))
-          .filter(r -> r.closed() != null && unrecordedAttemptRan(session, r.runId(), "IssueCredentialLeaseForAttempt"))
-          .mapToLong(r -> campaign.cluster.fixtures.count(LIVE_LEASES + " AND created_at BETWEEN ? AND ?", session,
-              java.sql.Timestamp.from(r.started()), java.sql.Timestamp.from(r.closed())))
-          .sum();
-      long unexplained = live - byLostAttempts;
-      boolean onlyFinding15 = byLostAttempts > 0 && unexplained <= 1 && (unexplained == 0 || !agents.isEmpty());
-      violation(Invariant.LEASES_REVOKED, session, live + " live lease(s) with " + agents.size() + " live agent(s)",
-          onlyFinding15);
+      violation(Invariant.LEASES_REVOKED, session, live + " live lease(s) with " + agents.size() + " live agent(s)");
     }
   }
 
@@ -427,8 +392,7 @@ public final class ChaosChecker {
       if (failed && !startedByRecovery && op.latestAfter()
           && !java.util.Objects.equals(op.snapshotBefore(), op.snapshotAfter())) {
         violation(Invariant.SNAPSHOT_RESTORED, session, "op " + op.op().index() + " run " + op.runId() + " " + status
-            + ": snapshot before " + op.snapshotBefore() + ", after " + op.snapshotAfter(),
-            unrecordedAttemptRan(session, op.runId(), "PersistCredentialSnapshot"));
+            + ": snapshot before " + op.snapshotBefore() + ", after " + op.snapshotAfter());
       }
     }
   }
@@ -603,8 +567,7 @@ public final class ChaosChecker {
         .append(skipped).append(")\n");
     faults.forEach((k, v) -> out.append("    ").append(k).append(": ").append(v).append('\n'));
     out.append("  samples: ").append(campaign.history.samples).append('\n');
-    out.append("  violations: ").append(violations.size()).append(" (").append(OPEN_FINDING_15).append(": ")
-        .append(violations.stream().filter(v -> !v.openFinding().isEmpty()).count()).append(")\n");
+    out.append("  violations: ").append(violations.size()).append('\n');
     violations.forEach(v -> out.append("    ").append(v).append('\n'));
     return out.toString();
   }

@@ -23,4 +23,11 @@ public interface CredentialActivities {
 
   /** Compensation: revokes every lease of the session. Idempotent. */
   void revokeCredentialLeases(String sessionId);
+
+  /**
+   * Compensation of a lease step that only a lost attempt of a workflow task ran: revokes the leases
+   * {@link #issueCredentialLeaseForAttempt} issued for the attempt {@code fence}, if any, and no
+   * other lease of the session (an agent that runs keeps its own). Idempotent.
+   */
+  void revokeAttemptLeases(String sessionId, Fence fence);
 }

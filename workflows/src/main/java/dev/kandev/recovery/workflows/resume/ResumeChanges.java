@@ -45,6 +45,12 @@ final class ResumeChanges {
    * Java SDK's doing) lists the outcome CANCELLED too (before: FAILED). Asked only then.
    */
   static final String LATE_CANCEL_OUTCOME = "late-cancel-outcome";
+  /**
+   * A resume that fails before its history reached the snapshot step also undoes what a lost attempt
+   * of its workflow task wrote past that point (finding 15): the leases issued under its fence and
+   * the snapshot kept under it (before: only the steps in the history were compensated). Asked only then.
+   */
+  static final String LOST_TASK_WRITES = "lost-task-writes";
 
   /** The run's version of {@link #FEWER_EVENTS}. */
   private final int version;
@@ -96,6 +102,10 @@ final class ResumeChanges {
 
   boolean lateCancelOutcome() {
     return takes(LATE_CANCEL_OUTCOME);
+  }
+
+  boolean lostTaskWrites() {
+    return takes(LOST_TASK_WRITES);
   }
 
   private static boolean takes(String changeId) {

@@ -9,7 +9,9 @@ import dev.kandev.recovery.workflows.model.SessionState;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.CanceledFailure;
 import io.temporal.failure.TemporalFailure;
+import io.temporal.workflow.Async;
 import io.temporal.workflow.CancellationScope;
+import io.temporal.workflow.Promise;
 import io.temporal.workflow.Saga;
 import io.temporal.workflow.Workflow;
 import io.temporal.workflow.WorkflowInfo;
@@ -232,6 +234,7 @@ final class ResumeSaga {
       narration.enter(ResumeStep.COMPENSATE, "restoring the prior state");
       Workflow.newDetachedCancellationScope(compensations::compensate).run();
     }
+    undoLostTaskWrites(failedStep);
     if (failure instanceof CanceledFailure || cancelledStep(failure)) {
       narration.endWith("**CANCELLED** at " + failedStep + ": the prior state restored");
       narration.outcome("CANCELLED");
@@ -256,6 +259,28 @@ final class ResumeSaga {
       metrics.count(outcome.name(), type);
     }
     return ExpectedFailures.nonRetryableWithCause(failed.message(), type, failure, failed.details());
+  }
+
+  /**
+   * A lost attempt of this run's workflow task (its worker stalled or died before the completion was
+   * recorded) may have run the lease and snapshot steps past {@code failedStep}, where the history
+   * stops; the compensations follow the history, so those writes are undone by the fence they were
+   * made under (finding 15). Nothing to do before the lock was held, nor for a step the history
+   * reached (its compensation covers it). Histories from before did not, and keep not doing so on replay.
+   */
+  private void undoLostTaskWrites(ResumeStep failedStep) {
+    boolean leasePassed = failedStep.compareTo(ResumeStep.ISSUE_CREDENTIAL_LEASE) >= 0;
+    boolean snapshotPassed = failedStep.compareTo(ResumeStep.PERSIST_CREDENTIAL_SNAPSHOT) >= 0;
+    if (attempt.fence == null || snapshotPassed || !changes.lostTaskWrites()) {
+      return;
+    }
+    Fence fence = taskFence();
+    Workflow.newDetachedCancellationScope(() -> {
+      Promise<Void> snapshot = Async.procedure(stubs.restorer::restoreKeptCredentialSnapshot, sessionId, fence);
+      Promise<Void> leases = leasePassed ? Workflow.newPromise(null)
+          : Async.procedure(stubs.revoker::revokeAttemptLeases, sessionId, fence);
+      Promise.allOf(snapshot, leases).get();
+    }).run();
   }
 
   /**

@@ -51,4 +51,11 @@ public interface SessionActivities {
 
   /** Compensation: puts back the snapshot of before this attempt (null: removes it), only while STARTING. */
   void restoreCredentialSnapshot(String sessionId, GitCredentialSnapshot previousSnapshot, Fence fence);
+
+  /**
+   * Compensation of a snapshot step that only a lost attempt of a workflow task ran: puts back the
+   * snapshot its persist kept under {@code fence}, byte for byte, in whatever state the session is,
+   * while the lock is held; nothing kept under {@code fence} (no persist applied): nothing changes.
+   */
+  void restoreKeptCredentialSnapshot(String sessionId, Fence fence);
 }

@@ -227,7 +227,28 @@ class ResumeSagaOrderTest {
     assertThat(details.sessionState()).isEqualTo(SessionState.FAILED);
     assertThat(details.recoveryActions()).containsExactly(ResumeMode.RESUME, ResumeMode.START_FRESH);
     assertThat(recorder.calls).containsExactly("acquireResumeLock", "readResumeContext", "markStarting",
-        "issueCredentialLeaseForAttempt", "revokeCredentialLeases", "restorePriorState", "releaseResumeLock");
+        "issueCredentialLeaseForAttempt", "revokeCredentialLeases", "restorePriorState",
+        "restoreKeptCredentialSnapshot", "releaseResumeLock");
+  }
+
+  /**
+   * Finding 15: a lost attempt of the workflow task may have issued a lease and persisted a snapshot
+   * the history never shows; a failure before those steps undoes them by the attempt's fence, in the
+   * task that compensates, before the lock is released.
+   */
+  @Test
+  void aFailureBeforeTheLeaseStepUndoesWhatALostWorkflowTaskWroteUnderItsFence() {
+    recorder.failAt = "markStarting";
+
+    catchFailure();
+
+    assertThat(recorder.calls.subList(0, 4))
+        .containsExactly("acquireResumeLock", "readResumeContext", "markStarting", "restorePriorState");
+    assertThat(recorder.calls.subList(4, 6)).containsExactlyInAnyOrder("revokeAttemptLeases", "restoreKeptCredentialSnapshot");
+    assertThat(recorder.calls.subList(6, recorder.calls.size())).containsExactly("releaseResumeLock");
+    assertThat(recorder.fences.get("revokeAttemptLeases")).isEqualTo(recorder.fences.get("restoreKeptCredentialSnapshot"))
+        .satisfies(fence -> assertThat(fence.token()).isEqualTo(7))
+        .satisfies(fence -> assertThat(fence.workflowTask()).isGreaterThan(recorder.fences.get("markStarting").workflowTask()));
   }
 
   @Test
@@ -237,7 +258,11 @@ class ResumeSagaOrderTest {
     ResumeFailure details = ((ApplicationFailure) catchFailure().getCause()).getDetails().get(ResumeFailure.class);
 
     assertThat(details.recoveryActions()).isEmpty();
-    assertThat(recorder.calls).containsExactly("acquireResumeLock", "readResumeContext", "releaseResumeLock");
+    assertThat(details.step()).isEqualTo(ResumeStep.READ_CONTEXT);
+    // Nothing of the history to compensate; what a lost attempt of its task may have written is undone.
+    assertThat(recorder.calls.subList(0, 2)).containsExactly("acquireResumeLock", "readResumeContext");
+    assertThat(recorder.calls.subList(2, 4)).containsExactlyInAnyOrder("revokeAttemptLeases", "restoreKeptCredentialSnapshot");
+    assertThat(recorder.calls.subList(4, recorder.calls.size())).containsExactly("releaseResumeLock");
   }
 
   @Test
@@ -341,6 +366,10 @@ class ResumeSagaOrderTest {
       return new CredentialLease(List.of(), new GitCredentialSnapshot(1, "none", null, null, null, null, null, null, null, "default", "2026-01-01T00:00:00Z"));
     }
     @Override public void revokeCredentialLeases(String sessionId) { call("revokeCredentialLeases"); }
+    @Override public void revokeAttemptLeases(String sessionId, Fence fence) { call("revokeAttemptLeases", fence); }
+    @Override public void restoreKeptCredentialSnapshot(String sessionId, Fence fence) {
+      call("restoreKeptCredentialSnapshot", fence);
+    }
     @Override public LaunchOutcome launchAgent(String sessionId, List<String> leaseIds, Fence fence) {
       call("launchAgent", fence);
       return new LaunchOutcome("tok-1", true, 42, "test-agent");

@@ -64,7 +64,9 @@ class ResumeSessionReplayTest {
     "one-upsert-resume-cancelled", "one-upsert-resume-restart-recovery",
     "one-upsert-resume-worker-died-after-starting", "one-upsert-resume-worker-died-after-lease",
     "one-upsert-resume-worker-died-during-launch", "one-upsert-resume-agent-lost-after-settleSession",
-    "one-upsert-resume-agent-lost-after-releaseResumeLock"
+    "one-upsert-resume-agent-lost-after-releaseResumeLock",
+    // Since "lost-task-writes": a failure before the snapshot step also undoes a lost workflow task's writes.
+    "lost-task-writes-resume-rejected", "lost-task-writes-resume-credential-rejected"
   })
   void recordedHistoryReplaysDeterministically(String name) throws Exception {
     replay.replay(name);

@@ -297,6 +297,23 @@ public final class CredentialBroker {
   }
 
   /**
+   * Revokes the leases {@link #issueForAttempt} issued for the attempt {@code fence} (a lost workflow
+   * task's, which the resume's history never saw), and no other; returns how many were still live.
+   */
+  public int revokeAttempt(String sessionId, Fence fence) {
+    Instant now = now();
+    int revoked = transactions.inTransaction("revoke the credential leases of session " + sessionId + " fence " + fence.token(),
+        h -> attempts.forUpdate(h, sessionId, fence)
+            .map(attempt -> (int) attempt.leaseIds().stream().filter(id -> leases.revoke(h, id, now)).count())
+            .orElse(0));
+    if (revoked > 0) {
+      log.info("revoked {} credential lease(s) of session {} that a lost workflow task of fence {} issued",
+          revoked, sessionId, fence.token());
+    }
+    return revoked;
+  }
+
+  /**
    * The lease scopes of a session: one per repository linked to its task, in link order.
    *
    * @throws CredentialException {@code SCOPE_DENIED} for an unknown session

@@ -73,6 +73,24 @@ class CredentialBrokerAttemptTest {
     assertThat(leases()).isOne();
   }
 
+  /**
+   * Finding 15: the leases a lost workflow task issued for its attempt are revoked by the attempt's
+   * fence; the leases of another attempt (an agent an earlier resume started) stay live.
+   */
+  @Test
+  void revokingAnAttemptsLeasesRevokesThoseItIssuedAndNoOther() {
+    AttemptLeases earlier = issue(Fence.of(4));
+    AttemptLeases lost = issue(FENCE);
+
+    assertThat(h.broker.revokeAttempt("s1", FENCE)).isEqualTo(lost.leaseIds().size()).isPositive();
+    assertThat(h.broker.revokeAttempt("s1", FENCE)).as("idempotent").isZero();
+    assertThat(h.broker.revokeAttempt("s1", Fence.of(99))).as("an attempt that issued nothing").isZero();
+
+    assertThat(liveLeases()).isEqualTo(earlier.leaseIds().size());
+    assertThat(h.fixtures.count("SELECT count(*) FROM credential_leases WHERE revoked_at IS NULL AND id = '"
+        + earlier.leaseIds().get(0) + "'")).isOne();
+  }
+
   private long leases() {
     return h.fixtures.count("SELECT count(*) FROM credential_leases");
   }
