@@ -318,14 +318,24 @@ public final class SessionActivitiesImpl implements SessionActivities {
   }
 
   @Override
-  public void restoreKeptCredentialSnapshot(String sessionId, Fence fence) {
+  public void undoLostTaskWrites(String sessionId, String errorMessage, Fence fence) {
     requireLockFence(fence);
-    // A session that does not exist (never did, or was deleted) has nothing to put back.
-    transactions.inTransaction("restore the kept credential snapshot of session " + sessionId,
-        h -> sessions.find(h, sessionId).isEmpty() ? Optional.<GuardedWriteResult>empty()
-            : sessions.restoreCredentialSnapshotBeforeResume(h, sessionId, ANY_STATE, fence))
-        .ifPresent(result -> log.info("credential snapshot of session {} that a lost workflow task of fence {} persisted: {}",
-            sessionId, fence.token(), result.applied() ? "restored" : "not restored, " + result.outcome()));
+    transactions.inTransaction("undo what a lost workflow task wrote to session " + sessionId, h -> {
+      Optional<SessionRecord> session = sessions.find(h, sessionId);
+      if (session.isEmpty()) {
+        return null; // it never existed, or was deleted: nothing to put back
+      }
+      sessions.restoreCredentialSnapshotBeforeResume(h, sessionId, ANY_STATE, fence).ifPresent(result ->
+          log.info("session {}: the credential snapshot a lost workflow task of fence {} persisted {}", sessionId,
+              fence.token(), result.applied() ? "was put back" : "stays: " + result.outcome()));
+      ownStarting(h, session.get(), fence).ifPresent(prior -> {
+        TransitionResult result = sessions.transition(h, sessionId, Set.of(STARTING), prior, "resume rolled back",
+            errorMessage == null ? "" : errorMessage, fence);
+        log.info("session {}: the STARTING a lost workflow task of fence {} set {}", sessionId, fence.token(),
+            result.won() ? "went back to " + prior : "stays: " + result.outcome());
+      });
+      return null;
+    });
   }
 
   /** {@code metadata.git_credential_snapshot} becomes {@code snapshot} (null: removed), only while STARTING. */

@@ -137,10 +137,40 @@ class StaleTaskCopyTest {
 
     Fence compensating = lock.inWorkflowTask(COMPENSATING_TASK);
     assertThat(activities.restorePriorState("s1", FAILED, "superseded", compensating)).isEqualTo(CANCELLED);
-    activities.restoreKeptCredentialSnapshot("s1", compensating);
+    activities.undoLostTaskWrites("s1", "superseded", compensating);
 
     assertThat(metadata()).as("the snapshot of before the resume, byte for byte, and Kandev's key").isEqualTo(before);
     assertThat(db.fixtures().string("SELECT state FROM " + sessions + " WHERE id = 's1'")).isEqualTo("CANCELLED");
+  }
+
+  /**
+   * The kept attempt failed as early as its read (its worker does not know the session's agent, one
+   * of an older release in a rolling upgrade), after a lost attempt moved the session to STARTING and
+   * persisted its snapshot: the history has no transition to compensate; the undo by the fence puts
+   * the session back in the state it left and the snapshot of before.
+   */
+  @Test
+  void aLostAttemptsStartingGoesBackWhenTheKeptAttemptFailsAtItsRead() {
+    Fence lock = db.tx((Handle h) -> locks.acquire(h, "s1", "resume-session-s1/run-1", Duration.ofMinutes(5)))
+        .orElseThrow().fence();
+    String before = metadata();
+    Fence lost = lock.inWorkflowTask(FIRST_TASK);
+    activities.markStarting("s1", FAILED, "user", lost);
+    activities.persistCredentialSnapshot("s1", snapshot("lease-lost"), lost);
+
+    SessionActivitiesImpl olderWorker = TestSessionActivities.of(db.transactions(),
+        KandevLayoutStores.of(db.layout(), Json.mapper(), KandevEventOutbox.NONE), "worker-2", agent -> false);
+    Fence kept = lock.inWorkflowTask(RETRY);
+    assertThatThrownBy(() -> olderWorker.readResumeContext("s1", ResumeMode.RESUME, kept))
+        .isInstanceOfSatisfying(ApplicationFailure.class,
+            failure -> assertThat(failure.getType()).isEqualTo(FailureType.AGENT_UNKNOWN.type()));
+
+    olderWorker.undoLostTaskWrites("s1", "resume failed at READ_CONTEXT (AGENT_UNKNOWN)", lock.inWorkflowTask(COMPENSATING_TASK));
+
+    assertThat(db.fixtures().string("SELECT state FROM " + sessions + " WHERE id = 's1'")).isEqualTo("FAILED");
+    assertThat(metadata()).isEqualTo(before);
+    assertThat(db.fixtures().string("SELECT error_message FROM " + sessions + " WHERE id = 's1'"))
+        .contains("AGENT_UNKNOWN");
   }
 
   /** No persist applied under the fence (no lost attempt wrote): the undo leaves the stored snapshot alone. */
@@ -151,7 +181,7 @@ class StaleTaskCopyTest {
     String before = metadata();
     activities.readResumeContext("s1", ResumeMode.RESUME, lock.inWorkflowTask(FIRST_TASK));
 
-    activities.restoreKeptCredentialSnapshot("s1", lock.inWorkflowTask(RETRY));
+    activities.undoLostTaskWrites("s1", "refused", lock.inWorkflowTask(RETRY));
 
     assertThat(metadata()).isEqualTo(before);
     assertThat(db.fixtures().string("SELECT state FROM " + sessions + " WHERE id = 's1'")).isEqualTo("FAILED");

@@ -263,10 +263,11 @@ final class ResumeSaga {
 
   /**
    * A lost attempt of this run's workflow task (its worker stalled or died before the completion was
-   * recorded) may have run the lease and snapshot steps past {@code failedStep}, where the history
-   * stops; the compensations follow the history, so those writes are undone by the fence they were
-   * made under (finding 15). Nothing to do before the lock was held, nor for a step the history
-   * reached (its compensation covers it). Histories from before did not, and keep not doing so on replay.
+   * recorded) may have run the local steps — STARTING, the lease, the snapshot — past {@code
+   * failedStep}, where the history stops; the compensations follow the history, so those writes are
+   * undone by the fence they were made under (finding 15). Nothing to do before the lock was held,
+   * nor for a step the history reached (its compensation covers it). Histories from before did not,
+   * and keep not doing so on replay.
    */
   private void undoLostTaskWrites(ResumeStep failedStep) {
     boolean leasePassed = failedStep.compareTo(ResumeStep.ISSUE_CREDENTIAL_LEASE) >= 0;
@@ -276,10 +277,10 @@ final class ResumeSaga {
     }
     Fence fence = taskFence();
     Workflow.newDetachedCancellationScope(() -> {
-      Promise<Void> snapshot = Async.procedure(stubs.restorer::restoreKeptCredentialSnapshot, sessionId, fence);
+      Promise<Void> session = Async.procedure(stubs.restorer::undoLostTaskWrites, sessionId, attempt.errorMessage, fence);
       Promise<Void> leases = leasePassed ? Workflow.newPromise(null)
           : Async.procedure(stubs.revoker::revokeAttemptLeases, sessionId, fence);
-      Promise.allOf(snapshot, leases).get();
+      Promise.allOf(session, leases).get();
     }).run();
   }
 

@@ -53,9 +53,11 @@ public interface SessionActivities {
   void restoreCredentialSnapshot(String sessionId, GitCredentialSnapshot previousSnapshot, Fence fence);
 
   /**
-   * Compensation of a snapshot step that only a lost attempt of a workflow task ran: puts back the
-   * snapshot its persist kept under {@code fence}, byte for byte, in whatever state the session is,
-   * while the lock is held; nothing kept under {@code fence} (no persist applied): nothing changes.
+   * Compensation of the steps that only a lost attempt of a workflow task ran, past where the
+   * history stops: puts back the snapshot a persist kept under {@code fence}, byte for byte, in
+   * whatever state the session is; then a session this resume moved to STARTING goes back to the
+   * state it left, with {@code errorMessage} (a concurrent winner is left alone). While the lock is
+   * held; nothing written under {@code fence}, or no such session: nothing changes.
    */
-  void restoreKeptCredentialSnapshot(String sessionId, Fence fence);
+  void undoLostTaskWrites(String sessionId, String errorMessage, Fence fence);
 }

@@ -228,7 +228,7 @@ class ResumeSagaOrderTest {
     assertThat(details.recoveryActions()).containsExactly(ResumeMode.RESUME, ResumeMode.START_FRESH);
     assertThat(recorder.calls).containsExactly("acquireResumeLock", "readResumeContext", "markStarting",
         "issueCredentialLeaseForAttempt", "revokeCredentialLeases", "restorePriorState",
-        "restoreKeptCredentialSnapshot", "releaseResumeLock");
+        "undoLostTaskWrites", "releaseResumeLock");
   }
 
   /**
@@ -244,9 +244,9 @@ class ResumeSagaOrderTest {
 
     assertThat(recorder.calls.subList(0, 4))
         .containsExactly("acquireResumeLock", "readResumeContext", "markStarting", "restorePriorState");
-    assertThat(recorder.calls.subList(4, 6)).containsExactlyInAnyOrder("revokeAttemptLeases", "restoreKeptCredentialSnapshot");
+    assertThat(recorder.calls.subList(4, 6)).containsExactlyInAnyOrder("revokeAttemptLeases", "undoLostTaskWrites");
     assertThat(recorder.calls.subList(6, recorder.calls.size())).containsExactly("releaseResumeLock");
-    assertThat(recorder.fences.get("revokeAttemptLeases")).isEqualTo(recorder.fences.get("restoreKeptCredentialSnapshot"))
+    assertThat(recorder.fences.get("revokeAttemptLeases")).isEqualTo(recorder.fences.get("undoLostTaskWrites"))
         .satisfies(fence -> assertThat(fence.token()).isEqualTo(7))
         .satisfies(fence -> assertThat(fence.workflowTask()).isGreaterThan(recorder.fences.get("markStarting").workflowTask()));
   }
@@ -261,7 +261,7 @@ class ResumeSagaOrderTest {
     assertThat(details.step()).isEqualTo(ResumeStep.READ_CONTEXT);
     // Nothing of the history to compensate; what a lost attempt of its task may have written is undone.
     assertThat(recorder.calls.subList(0, 2)).containsExactly("acquireResumeLock", "readResumeContext");
-    assertThat(recorder.calls.subList(2, 4)).containsExactlyInAnyOrder("revokeAttemptLeases", "restoreKeptCredentialSnapshot");
+    assertThat(recorder.calls.subList(2, 4)).containsExactlyInAnyOrder("revokeAttemptLeases", "undoLostTaskWrites");
     assertThat(recorder.calls.subList(4, recorder.calls.size())).containsExactly("releaseResumeLock");
   }
 
@@ -367,8 +367,8 @@ class ResumeSagaOrderTest {
     }
     @Override public void revokeCredentialLeases(String sessionId) { call("revokeCredentialLeases"); }
     @Override public void revokeAttemptLeases(String sessionId, Fence fence) { call("revokeAttemptLeases", fence); }
-    @Override public void restoreKeptCredentialSnapshot(String sessionId, Fence fence) {
-      call("restoreKeptCredentialSnapshot", fence);
+    @Override public void undoLostTaskWrites(String sessionId, String errorMessage, Fence fence) {
+      call("undoLostTaskWrites", fence);
     }
     @Override public LaunchOutcome launchAgent(String sessionId, List<String> leaseIds, Fence fence) {
       call("launchAgent", fence);
