@@ -47,8 +47,9 @@ final class ResumeChanges {
   static final String LATE_CANCEL_OUTCOME = "late-cancel-outcome";
   /**
    * A resume that fails before its history reached the snapshot step also undoes what a lost attempt
-   * of its workflow task wrote past that point (finding 15): the leases issued under its fence and
-   * the snapshot kept under it (before: only the steps in the history were compensated). Asked only then.
+   * of its workflow task wrote past that point (finding 15): its STARTING, the leases issued under its
+   * fence and the snapshot kept under it (before: only the steps in the history were compensated).
+   * Asked only then.
    */
   static final String LOST_TASK_WRITES = "lost-task-writes";
 

@@ -25,7 +25,8 @@ import org.slf4j.Logger;
  * step whose result was lost is compensated too), so a failure, a timeout or a cancellation restores
  * the prior recoverable state (unless a terminal transition won the race), revokes the leases and
  * stops a half-launched agent. Restoring is guarded by STARTING, so compensating a transition that
- * never applied changes nothing. The lock is released by owner whatever happened.
+ * never applied changes nothing; what a lost attempt of a workflow task wrote past the history is
+ * undone by the lock's fence. The lock is released by owner whatever happened.
  */
 final class ResumeSaga {
   private static final Logger log = Workflow.getLogger(ResumeSaga.class);
