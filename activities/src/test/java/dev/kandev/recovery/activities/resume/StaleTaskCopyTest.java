@@ -20,6 +20,7 @@ import dev.kandev.recovery.workflows.resume.ResumeMode;
 import io.temporal.failure.ApplicationFailure;
 import java.time.Duration;
 import java.util.Map;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.jdbi.v3.core.Handle;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -63,14 +64,26 @@ class StaleTaskCopyTest {
     sessions = db.layout().kandevTable("task_sessions");
   }
 
+  private Fence acquireLock() {
+    return db.tx((Handle h) -> locks.acquire(h, "s1", "resume-session-s1/run-1", Duration.ofMinutes(5))).orElseThrow().fence();
+  }
+
+  private String state() {
+    return db.fixtures().string("SELECT state FROM " + sessions + " WHERE id = 's1'");
+  }
+
+  private static void assertFails(ThrowingCallable step, FailureType type) {
+    assertThatThrownBy(step).isInstanceOfSatisfying(ApplicationFailure.class,
+        failure -> assertThat(failure.getType()).isEqualTo(type.type()));
+  }
+
   private String metadata() {
     return db.fixtures().string("SELECT (metadata::jsonb - 'acp')::text FROM " + sessions + " WHERE id = 's1'");
   }
 
   @Test
   void aStaleCopyOfTheFirstWorkflowTaskWritesNoSnapshotOverTheCompensationsRestore() {
-    Fence lock = db.tx((Handle h) -> locks.acquire(h, "s1", "resume-session-s1/run-1", Duration.ofMinutes(5)))
-        .orElseThrow().fence();
+    Fence lock = acquireLock();
     String before = metadata();
     // The retry of the first task runs the saga up to the launch, which fails; the compensation restores.
     activities.markStarting("s1", FAILED, "user", lock.inWorkflowTask(RETRY));
@@ -81,9 +94,8 @@ class StaleTaskCopyTest {
     // The stalled worker goes on with its copy of the first task: its steps are the run's, under its lock.
     Fence staleCopy = lock.inWorkflowTask(FIRST_TASK);
     activities.markStarting("s1", FAILED, "user", staleCopy); // already applied by the retry: nothing to do
-    assertThatThrownBy(() -> activities.persistCredentialSnapshot("s1", snapshot("lease-stale"), staleCopy))
-        .isInstanceOfSatisfying(ApplicationFailure.class,
-            failure -> assertThat(failure.getType()).isEqualTo(FailureType.RESUME_LOCK_LOST.type()));
+    assertFails(() -> activities.persistCredentialSnapshot("s1", snapshot("lease-stale"), staleCopy),
+        FailureType.RESUME_LOCK_LOST);
     assertThat(activities.restorePriorState("s1", FAILED, "launch failed", staleCopy))
         .as("nor does it restore in the compensation's place").isEqualTo(STARTING);
 
@@ -99,18 +111,13 @@ class StaleTaskCopyTest {
    */
   @Test
   void aStaleCopyOfTheFirstWorkflowTaskMovesNothingOnceItsRetryReadTheSession() {
-    Fence lock = db.tx((Handle h) -> locks.acquire(h, "s1", "resume-session-s1/run-1", Duration.ofMinutes(5)))
-        .orElseThrow().fence();
+    Fence lock = acquireLock();
     activities.readResumeContext("s1", ResumeMode.RESUME, lock.inWorkflowTask(RETRY));
 
     Fence staleCopy = lock.inWorkflowTask(FIRST_TASK);
-    assertThatThrownBy(() -> activities.readResumeContext("s1", ResumeMode.RESUME, staleCopy))
-        .isInstanceOfSatisfying(ApplicationFailure.class,
-            failure -> assertThat(failure.getType()).isEqualTo(FailureType.RESUME_LOCK_LOST.type()));
-    assertThatThrownBy(() -> activities.markStarting("s1", FAILED, "user", staleCopy))
-        .isInstanceOfSatisfying(ApplicationFailure.class,
-            failure -> assertThat(failure.getType()).isEqualTo(FailureType.RESUME_LOCK_LOST.type()));
-    assertThat(db.fixtures().string("SELECT state FROM " + sessions + " WHERE id = 's1'")).isEqualTo("FAILED");
+    assertFails(() -> activities.readResumeContext("s1", ResumeMode.RESUME, staleCopy), FailureType.RESUME_LOCK_LOST);
+    assertFails(() -> activities.markStarting("s1", FAILED, "user", staleCopy), FailureType.RESUME_LOCK_LOST);
+    assertThat(state()).isEqualTo("FAILED");
   }
 
   /**
@@ -121,26 +128,21 @@ class StaleTaskCopyTest {
    */
   @Test
   void aLostAttemptsSnapshotIsPutBackByTheFenceWhenTheKeptAttemptFailsBeforeItsSnapshotStep() {
-    Fence lock = db.tx((Handle h) -> locks.acquire(h, "s1", "resume-session-s1/run-1", Duration.ofMinutes(5)))
-        .orElseThrow().fence();
+    Fence lock = acquireLock();
     String before = metadata();
-    Fence lost = lock.inWorkflowTask(FIRST_TASK);
-    activities.markStarting("s1", FAILED, "user", lost);
-    activities.persistCredentialSnapshot("s1", snapshot("lease-lost"), lost);
+    lostAttemptWritesStartingAndSnapshot(lock);
 
     Fence kept = lock.inWorkflowTask(RETRY);
     assertThat(activities.readResumeContext("s1", ResumeMode.RESUME, kept).priorState()).isEqualTo(FAILED);
     db.run(h -> h.execute("UPDATE " + sessions + " SET state = 'CANCELLED' WHERE id = 's1' AND state = 'STARTING'"));
-    assertThatThrownBy(() -> activities.markStarting("s1", FAILED, "user", kept))
-        .isInstanceOfSatisfying(ApplicationFailure.class,
-            failure -> assertThat(failure.getType()).isEqualTo(FailureType.SESSION_STATE_SUPERSEDED.type()));
+    assertFails(() -> activities.markStarting("s1", FAILED, "user", kept), FailureType.SESSION_STATE_SUPERSEDED);
 
     Fence compensating = lock.inWorkflowTask(COMPENSATING_TASK);
     assertThat(activities.restorePriorState("s1", FAILED, "superseded", compensating)).isEqualTo(CANCELLED);
     activities.undoLostTaskWrites("s1", "superseded", compensating);
 
     assertThat(metadata()).as("the snapshot of before the resume, byte for byte, and Kandev's key").isEqualTo(before);
-    assertThat(db.fixtures().string("SELECT state FROM " + sessions + " WHERE id = 's1'")).isEqualTo("CANCELLED");
+    assertThat(state()).isEqualTo("CANCELLED");
   }
 
   /**
@@ -151,23 +153,19 @@ class StaleTaskCopyTest {
    */
   @Test
   void aLostAttemptsStartingGoesBackWhenTheKeptAttemptFailsAtItsRead() {
-    Fence lock = db.tx((Handle h) -> locks.acquire(h, "s1", "resume-session-s1/run-1", Duration.ofMinutes(5)))
-        .orElseThrow().fence();
+    Fence lock = acquireLock();
     String before = metadata();
-    Fence lost = lock.inWorkflowTask(FIRST_TASK);
-    activities.markStarting("s1", FAILED, "user", lost);
-    activities.persistCredentialSnapshot("s1", snapshot("lease-lost"), lost);
+    lostAttemptWritesStartingAndSnapshot(lock);
 
     SessionActivitiesImpl olderWorker = TestSessionActivities.of(db.transactions(),
         KandevLayoutStores.of(db.layout(), Json.mapper(), KandevEventOutbox.NONE), "worker-2", agent -> false);
     Fence kept = lock.inWorkflowTask(RETRY);
-    assertThatThrownBy(() -> olderWorker.readResumeContext("s1", ResumeMode.RESUME, kept))
-        .isInstanceOfSatisfying(ApplicationFailure.class,
-            failure -> assertThat(failure.getType()).isEqualTo(FailureType.AGENT_UNKNOWN.type()));
+    assertFails(() -> olderWorker.readResumeContext("s1", ResumeMode.RESUME, kept), FailureType.AGENT_UNKNOWN);
 
-    olderWorker.undoLostTaskWrites("s1", "resume failed at READ_CONTEXT (AGENT_UNKNOWN)", lock.inWorkflowTask(COMPENSATING_TASK));
+    olderWorker.undoLostTaskWrites("s1", "resume failed at READ_CONTEXT (AGENT_UNKNOWN)",
+        lock.inWorkflowTask(COMPENSATING_TASK));
 
-    assertThat(db.fixtures().string("SELECT state FROM " + sessions + " WHERE id = 's1'")).isEqualTo("FAILED");
+    assertThat(state()).isEqualTo("FAILED");
     assertThat(metadata()).isEqualTo(before);
     assertThat(db.fixtures().string("SELECT error_message FROM " + sessions + " WHERE id = 's1'"))
         .contains("AGENT_UNKNOWN");
@@ -176,15 +174,21 @@ class StaleTaskCopyTest {
   /** No persist applied under the fence (no lost attempt wrote): the undo leaves the stored snapshot alone. */
   @Test
   void theUndoByTheFenceChangesNothingWhenNoPersistAppliedUnderIt() {
-    Fence lock = db.tx((Handle h) -> locks.acquire(h, "s1", "resume-session-s1/run-1", Duration.ofMinutes(5)))
-        .orElseThrow().fence();
+    Fence lock = acquireLock();
     String before = metadata();
     activities.readResumeContext("s1", ResumeMode.RESUME, lock.inWorkflowTask(FIRST_TASK));
 
     activities.undoLostTaskWrites("s1", "refused", lock.inWorkflowTask(RETRY));
 
     assertThat(metadata()).isEqualTo(before);
-    assertThat(db.fixtures().string("SELECT state FROM " + sessions + " WHERE id = 's1'")).isEqualTo("FAILED");
+    assertThat(state()).isEqualTo("FAILED");
+  }
+
+  /** A lost attempt of the first workflow task, under the run's lock: STARTING and its snapshot. */
+  private void lostAttemptWritesStartingAndSnapshot(Fence lock) {
+    Fence lost = lock.inWorkflowTask(FIRST_TASK);
+    activities.markStarting("s1", FAILED, "user", lost);
+    activities.persistCredentialSnapshot("s1", snapshot("lease-lost"), lost);
   }
 
   private static GitCredentialSnapshot snapshot(String leaseId) {
