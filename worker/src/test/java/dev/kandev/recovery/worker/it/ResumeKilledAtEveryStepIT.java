@@ -53,7 +53,8 @@ import org.junit.jupiter.params.provider.EnumSource;
 /**
  * {@code dev} — the packaged jar on the real dev server — killed with SIGKILL at every step of a
  * resume, each on a session of its own: right before the step and right after it committed (its
- * result not yet reported), the compensations of a failed launch included. The step is frozen first
+ * result not yet reported), the compensations of a failed launch included, and the undo of what a
+ * lost workflow task may have written after a failed lease. The step is frozen first
  * (a test hook in the worker), then the process is killed and {@code dev} started again on the same
  * state folder. Each kill point has the one outcome docs/contract.md ("When a worker dies
  * mid-resume") promises for it, and the test asserts that one: the run's result or failure (step and
@@ -77,6 +78,8 @@ class ResumeKilledAtEveryStepIT {
   /** The compensations of a resume whose launch failed (and its lock release), in the order they run. */
   private static final List<String> COMPENSATIONS = List.of("StopAgent", "RestoreCredentialSnapshot",
       "RevokeCredentialLeases", "RestorePriorState", "ReleaseResumeLock");
+  /** The compensation that only a failure before the snapshot step runs (docs/contract.md, "Stale workflow tasks"). */
+  private static final List<String> BEFORE_THE_SNAPSHOT = List.of("UndoLostTaskWrites");
   /** Written by another Kandev version: a key this one does not know, a number a typed round trip rewrites. */
   private static final String SNAPSHOT = "{\"version\":1,\"policy\":\"none\",\"permissions\":{},\"source\":\"executor\","
       + "\"capturedAt\":\"2026-11-30T10:00:00Z\",\"routedBy\":\"kandev-2.4\",\"weight\":1.50}";
@@ -94,16 +97,26 @@ class ResumeKilledAtEveryStepIT {
   }
 
   /**
-   * One session frozen at one point. {@code launchFails}: its workspace is gone, so its launch fails
-   * (the compensations' kill points). {@code agentKilledFirst}: not its worker but its agent is
-   * killed, while the settle is frozen on the worker that launched it.
+   * One session frozen at one point. {@code fails}: the step that fails, for the compensations' kill
+   * points. {@code agentKilledFirst}: not its worker but its agent is killed, while the settle is
+   * frozen on the worker that launched it.
    */
-  private record Case(String session, String step, String phase, boolean launchFails, ResumeMode mode,
+  private record Case(String session, String step, String phase, Fails fails, ResumeMode mode,
       boolean agentKilledFirst) {
+    boolean launchFails() {
+      return fails == Fails.LAUNCH;
+    }
+
     String point() {
       return session + " " + step + " " + phase;
     }
   }
+
+  /**
+   * What makes a case's resume fail: nothing; its launch (its workspace is gone); its lease (a
+   * repository of another workspace linked to its task: the broker refuses the scope, issuing none).
+   */
+  private enum Fails { NOTHING, LAUNCH, LEASE }
 
   /**
    * The one outcome promised for a kill point: {@code outcome} (the run goes on and succeeds), or a
@@ -130,9 +143,9 @@ class ResumeKilledAtEveryStepIT {
       return new Promise(null, ResumeStep.SETTLE_SESSION, "AGENT_LOST", TaskState.REVIEW, SETTLE_TAKEN_BACK, false);
     }
 
-    /** One lease per attempt, however often its step ran. */
+    /** One lease per attempt, however often its step ran; none if the broker refused the scope. */
     long leases() {
-      return resumedAgain ? 2 : 1;
+      return step == ResumeStep.ISSUE_CREDENTIAL_LEASE ? 0 : resumedAgain ? 2 : 1;
     }
 
     @Override
@@ -146,6 +159,9 @@ class ResumeKilledAtEveryStepIT {
   private static Promise promise(Case c) {
     if (c.launchFails()) {
       return Promise.fails(ResumeStep.LAUNCH_AGENT, "AGENT_PROCESS_START_FAILED");
+    }
+    if (c.fails() == Fails.LEASE) {
+      return Promise.fails(ResumeStep.ISSUE_CREDENTIAL_LEASE, "CREDENTIAL_SCOPE_DENIED");
     }
     if (c.agentKilledFirst()) {
       return Promise.fails(ResumeStep.SETTLE_SESSION, "AGENT_LOST");
@@ -170,13 +186,16 @@ class ResumeKilledAtEveryStepIT {
     for (String phase : List.of("before", "after")) {
       for (String step : STEPS) {
         ResumeMode mode = step.equals("ClearIdentityForFreshStart") ? ResumeMode.START_FRESH : ResumeMode.RESUME;
-        cases.add(new Case("k" + cases.size(), step, phase, false, mode, false));
+        cases.add(new Case("k" + cases.size(), step, phase, Fails.NOTHING, mode, false));
       }
       for (String step : COMPENSATIONS) {
-        cases.add(new Case("k" + cases.size(), step, phase, true, ResumeMode.RESUME, false));
+        cases.add(new Case("k" + cases.size(), step, phase, Fails.LAUNCH, ResumeMode.RESUME, false));
+      }
+      for (String step : BEFORE_THE_SNAPSHOT) {
+        cases.add(new Case("k" + cases.size(), step, phase, Fails.LEASE, ResumeMode.RESUME, false));
       }
     }
-    Case agentKilled = new Case("k" + cases.size(), "SettleSession", "before", false, ResumeMode.RESUME, true);
+    Case agentKilled = new Case("k" + cases.size(), "SettleSession", "before", Fails.NOTHING, ResumeMode.RESUME, true);
     cases.add(agentKilled);
     String kandevCatalog = kandevCatalog();
     agents = new TestAgentProcesses(cluster.agentModeFile());
@@ -432,6 +451,10 @@ class ResumeKilledAtEveryStepIT {
       cluster.gitHubBacked(c.session(), "github_app");
     } else {
       cluster.credentials.link(RecoveryCluster.taskOf(c.session()), "repo-widgets", 0);
+    }
+    if (c.fails() == Fails.LEASE) {
+      cluster.credentials.repository("repo-" + c.session(), "ws-other", "github.com", "acme", "other")
+          .link(RecoveryCluster.taskOf(c.session()), "repo-" + c.session(), 1);
     }
     if (!c.launchFails()) {
       Files.createDirectories(workspace(c));
