@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -146,27 +147,37 @@ func TestAnInvalidOutcomeFailsTheLaunchAndStopsItsAgent(t *testing.T) {
 	}
 }
 
+// The fake launches below stay under way until the heartbeats they wait for arrived: a condition,
+// not a duration, so a loaded machine makes them slower, never wrong.
 func TestALaunchUnderWayHeartbeats(t *testing.T) {
+	var beats atomic.Int32
 	ex := &fakeExecutor{launch: func(context.Context, LaunchRequest) (LaunchOutcome, error) {
-		time.Sleep(120 * time.Millisecond)
-		return loaded, nil
+		return loaded, await(func() bool { return beats.Load() >= 3 }, "3 heartbeats of a launch under way")
 	}}
 	a := newActivities(ex, Options{HeartbeatInterval: 10 * time.Millisecond})
-	var beats atomic.Int32
 	if _, err := a.launch(context.Background(), LaunchRequest{SessionID: "s-1"}, func() { beats.Add(1) }); err != nil {
 		t.Fatal(err)
 	}
-	if beats.Load() < 5 {
-		t.Errorf("%d heartbeats in a 120 ms launch with a 10 ms interval, want several", beats.Load())
-	}
 	// The SDK's own heartbeat reaches the server through the activity's context.
-	env, sent := activityEnv(t, ex, Options{HeartbeatInterval: 10 * time.Millisecond})
+	var sent *atomic.Int32
+	viaSDK := &fakeExecutor{launch: func(context.Context, LaunchRequest) (LaunchOutcome, error) {
+		return loaded, await(func() bool { return sent.Load() > 0 }, "a heartbeat through the SDK")
+	}}
+	env, heard := activityEnv(t, viaSDK, Options{HeartbeatInterval: 10 * time.Millisecond})
+	sent = heard
 	if _, err := env.ExecuteActivity(LaunchActivityType, "s-1", []string{}, int64(1)); err != nil {
 		t.Fatal(err)
 	}
-	if sent.Load() == 0 {
-		t.Error("no heartbeat reached the SDK")
+}
+
+// await polls done until it holds (nil) or 10 s passed (an error naming what never came).
+func await(done func() bool, what string) error {
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if done() {
+			return nil
+		}
 	}
+	return fmt.Errorf("no %s within 10 s", what)
 }
 
 // A cancelled launch (the resume cancelled, or its heartbeat timed out: the SDK cancels ctx) is
